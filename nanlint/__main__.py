@@ -1,0 +1,3 @@
+from nanlint.cli import main
+
+main()

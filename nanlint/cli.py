@@ -1,0 +1,184 @@
+"""Command line: options -> config -> run -> report."""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from pathlib import Path
+
+import click
+
+from nanlint import __version__, catalogue, config as config_mod, discovery, report, runner, selection
+from nanlint.config import ConfigError
+from nanlint.engine import Linter
+from nanlint.rule import all_rules, find
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def fail(message: str) -> None:
+    click.echo(f"nanlint: error: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+class DefaultGroup(click.Group):
+    """``nanlint [OPTIONS] PATH...`` runs ``check``; ``nanlint rule ...`` the subcommand."""
+
+    def parse_args(self, ctx, args):
+        if not args or args[0] not in self.commands:
+            if not (args and args[0] in ("--help", "-h", "--version")):
+                args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="nanlint")
+def main() -> None:
+    """Find and fix NaN/Inf hazards in ML training code (TensorFlow, PyTorch, JAX, Keras).
+
+    Run `nanlint [OPTIONS] [PATH]...` to lint (the `check` command is implied),
+    `nanlint --fix src/` to fix, `nanlint rule NAN101` to read a rule's page."""
+
+
+@main.command("check")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--fix", is_flag=True, help="Apply safe fixes.")
+@click.option("--unsafe-fixes", "unsafe_fixes", is_flag=True, default=None,
+              help="Also apply (and show as fixable) unsafe fixes.")
+@click.option("--no-unsafe-fixes", "unsafe_fixes", flag_value=False, help="Do not apply unsafe fixes.")
+@click.option("--diff", is_flag=True, help="Show the fixes as a diff; write nothing.")
+@click.option("--select", "select", default=None, help="Comma-separated rules to enable (codes, prefixes, names, ALL).")
+@click.option("--extend-select", default=None, help="Rules to enable on top of the selection.")
+@click.option("--ignore", default=None, help="Rules to disable.")
+@click.option("--exclude", default=None, help="Comma-separated patterns to exclude (replaces the defaults).")
+@click.option("--extend-exclude", default=None, help="Patterns to exclude on top of the defaults.")
+@click.option("--format", "fmt", type=click.Choice(report.formats()), default="text", show_default=True)
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when any fix was applied.")
+@click.option("--config", "config_file", type=click.Path(path_type=Path), default=None,
+              help="A pyproject.toml or nanlint.toml to use instead of discovery.")
+@click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude, extend_exclude, fmt,
+          exit_zero, exit_non_zero_on_fix, config_file, isolated, quiet) -> None:
+    """Lint PATHS (default: the current directory)."""
+    paths = list(paths) or [Path(".")]
+    if config_file is not None and not config_file.is_file():
+        fail(f"config file not found: {config_file}")
+    try:
+        cfg = config_mod.discover(paths, config_file, isolated)
+        rules = selection.select_rules(
+            all_rules(),
+            _split(select) if select is not None else cfg.select,
+            cfg.extend_select + _split(extend_select),
+            cfg.ignore + _split(ignore),
+        )
+        # validate per-file-ignores selectors up front
+        selection.select_rules(all_rules(), None, [], [c for cs in cfg.per_file_ignores.values() for c in cs])
+    except ConfigError as exc:
+        fail(str(exc))
+        return
+    unsafe = unsafe_fixes if unsafe_fixes is not None else bool(cfg.unsafe_fixes)
+    excludes = tuple(_split(exclude)) if exclude is not None else tuple(cfg.exclude) if cfg.exclude is not None \
+        else discovery.DEFAULT_EXCLUDE
+    excludes += tuple(cfg.extend_exclude) + tuple(_split(extend_exclude))
+
+    found = discovery.discover(paths, excludes, cfg.root)
+    if found.missing:
+        fail(f"path does not exist: {', '.join(found.missing)}")
+    errors = list(found.errors)
+
+    settings = {"frameworks": cfg.frameworks, "root": cfg.root}
+    default_linter = Linter(rules, settings)
+    linters: dict[tuple[str, ...], Linter] = {}
+
+    def linter_for(path: Path) -> Linter:
+        ignored = selection.per_file_ignored(path, cfg.root, cfg.per_file_ignores)
+        if not ignored:
+            return default_linter
+        key = tuple(sorted(ignored))
+        if key not in linters:
+            linters[key] = Linter([r for r in rules if not any(selection.matches(s, r) for s in ignored)], settings)
+        return linters[key]
+
+    results = runner.run(found.files, linter_for, fix=fix or diff, unsafe=unsafe, write=fix and not diff)
+    findings = []
+    fixed = 0
+    changed = 0
+    for result, original in results:
+        if result.error:
+            errors.append(result.error)
+        findings.extend(result.findings)
+        fixed += result.fixed
+        if diff and result.fixed_source is not None and original is not None:
+            changed += 1
+            click.echo(_unified_diff(result.path, original, result.fixed_source), nl=False)
+        elif result.fixed_source is not None:
+            changed += 1
+    findings.sort(key=lambda f: f.sort_key())
+
+    for line in errors:
+        click.echo(f"nanlint: error: {line}", err=True)
+    if not found.files and not errors:
+        click.echo("nanlint: warning: no Python files found under the given paths", err=True)
+
+    if diff:
+        if not quiet:
+            click.echo(f"Would fix {fixed} finding{'s' if fixed != 1 else ''}.", err=True)
+        code = EXIT_FINDINGS if changed else EXIT_OK
+    else:
+        run = report.Run(findings, fixed=fixed, unsafe_fixes=unsafe, fix_mode=fix, errors=errors,
+                         files=len(found.files))
+        out = report.render(fmt, run)
+        if quiet and fmt == "text":
+            out = "".join(line + "\n" for line in out.splitlines()[:-1])
+        click.echo(out, nl=False)
+        code = EXIT_FINDINGS if findings else EXIT_OK
+        if exit_non_zero_on_fix and fixed:
+            code = EXIT_FINDINGS
+        if exit_zero:
+            code = EXIT_OK
+    if errors:
+        code = EXIT_ERROR
+    sys.exit(code)
+
+
+def _split(value: str | None) -> list[str]:
+    if not value:
+        return []
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _unified_diff(path: str, before: bytes, after: bytes) -> str:
+    a = before.decode("utf-8", "replace").splitlines(keepends=True)
+    b = after.decode("utf-8", "replace").splitlines(keepends=True)
+    return "".join(difflib.unified_diff(a, b, fromfile=f"a/{path}", tofile=f"b/{path}"))
+
+
+@main.command("rule")
+@click.argument("code", required=False)
+@click.option("--all", "show_all", is_flag=True, help="List every rule.")
+def rule_cmd(code: str | None, show_all: bool) -> None:
+    """Print the page of rule CODE (a code like NAN101 or a name like log-softmax)."""
+    if show_all or code is None:
+        rows = [("Code", "Name", "Fix", "Default", "Frameworks")]
+        for r in all_rules():
+            rows.append((r.code, r.name, r.fix or "none", "on" if r.default else "opt-in",
+                         ", ".join(r.frameworks) or "-"))
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        for row in rows:
+            click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        return
+    r = find(code)
+    if r is None:
+        fail(f"unknown rule {code!r}; `nanlint rule --all` lists them")
+        return
+    page = catalogue.pages().get(r.code)
+    if page is None:
+        fail(f"no page for {r.code}")
+        return
+    click.echo(page.text, nl=False)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,89 @@
+"""Paths -> Python files: recursive, with default and configured excludes."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", "__pycache__", "build", "dist",
+    "site-packages", "node_modules", ".eggs", "*.egg-info", ".mypy_cache", ".pytest_cache",
+    ".ruff_cache", ".nanlint_cache", "__pypackages__", ".ipynb_checkpoints",
+)
+
+
+@dataclass
+class Discovered:
+    files: list[Path] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # one line each
+    missing: list[str] = field(default_factory=list)
+
+
+def _excluded(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
+    name = path.name
+    try:
+        rel = PurePath(os.path.relpath(path, root)).as_posix()
+    except ValueError:
+        rel = path.as_posix()
+    for pattern in patterns:
+        if "/" in pattern.rstrip("/"):
+            p = pattern.rstrip("/")
+            if fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel, p + "/*"):
+                return True
+        elif fnmatch.fnmatch(name, pattern.rstrip("/")):
+            return True
+    return False
+
+
+def discover(paths: list[Path], exclude: tuple[str, ...], root: Path) -> Discovered:
+    """Expand ``paths``; a file named explicitly is always linted, excludes apply below directories."""
+    out = Discovered()
+    seen: set[Path] = set()
+
+    def add(p: Path) -> None:
+        key = p.absolute()
+        if key not in seen:
+            seen.add(key)
+            out.files.append(p)
+
+    for given in paths:
+        if not os.path.lexists(given):
+            out.missing.append(str(given))
+            continue
+        if given.is_file():
+            add(given)
+            continue
+        if not given.is_dir():
+            if given.is_symlink():
+                out.errors.append(f"{given}: broken or looping symbolic link")
+            else:
+                out.errors.append(f"{given}: not a file or directory")
+            continue
+
+        def onerror(exc: OSError) -> None:
+            out.errors.append(f"{exc.filename}: cannot read directory: {exc.strerror}")
+
+        for dirpath, dirnames, filenames in os.walk(given, onerror=onerror):
+            d = Path(dirpath)
+            kept = []
+            for name in sorted(dirnames):
+                child = d / name
+                if _excluded(child, root, exclude) or (child / "pyvenv.cfg").exists():
+                    continue
+                if child.is_symlink():  # never follow directory links: no loops
+                    continue
+                kept.append(name)
+            dirnames[:] = kept
+            for name in sorted(filenames):
+                child = d / name
+                if not name.endswith((".py", ".pyi")) or _excluded(child, root, exclude):
+                    continue
+                if child.is_dir():
+                    continue
+                if child.is_symlink() and not child.exists():
+                    out.errors.append(f"{child}: broken or looping symbolic link")
+                    continue
+                add(child)
+    return out

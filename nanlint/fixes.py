@@ -1,0 +1,163 @@
+"""Fixes: what a rule proposes, and how the engine applies it to a module.
+
+A fix is a set of node replacements on the parsed module plus imports to add.
+Applicability follows ruff: ``safe`` fixes keep the value on finite inputs and
+are applied by ``--fix``; ``unsafe`` ones may change results or structure and
+need ``--unsafe-fixes``; ``display-only`` ones are shown, never applied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import libcst as cst
+
+SAFE, UNSAFE, DISPLAY_ONLY = "safe", "unsafe", "display-only"
+APPLICABILITIES = (SAFE, UNSAFE, DISPLAY_ONLY)
+
+
+@dataclass(frozen=True)
+class Import:
+    """``import module as alias`` (alias None: ``import module``); written as
+    ``from parent import name`` when the alias is the module's last part."""
+
+    module: str
+    alias: str | None
+
+    @property
+    def bound_name(self) -> str:
+        return self.alias if self.alias is not None else self.module.split(".")[0]
+
+    def statement(self) -> cst.SimpleStatementLine:
+        if self.alias is not None and "." in self.module and self.module.rsplit(".", 1)[1] == self.alias:
+            parent, name = self.module.rsplit(".", 1)
+            return cst.parse_statement(f"from {parent} import {name}\n")  # type: ignore[return-value]
+        if self.alias is None:
+            return cst.parse_statement(f"import {self.module}\n")  # type: ignore[return-value]
+        return cst.parse_statement(f"import {self.module} as {self.alias}\n")  # type: ignore[return-value]
+
+
+@dataclass(eq=False)
+class Fix:
+    applicability: str
+    message: str
+    replacements: list[tuple[cst.CSTNode, cst.CSTNode]] = field(default_factory=list)
+    imports: list[Import] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.applicability not in APPLICABILITIES:
+            raise ValueError(self.applicability)
+
+    @property
+    def applies_automatically(self) -> bool:
+        return self.applicability != DISPLAY_ONLY and bool(self.replacements)
+
+
+def allowed(applicability: str, unsafe: bool) -> bool:
+    return applicability == SAFE or (unsafe and applicability == UNSAFE)
+
+
+# --- building expressions -------------------------------------------------------------
+_ATOMIC = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float,
+           cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Tuple,
+           cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def is_atomic(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, _ATOMIC) or bool(getattr(expr, "lpar", ()))
+
+
+def parenthesize(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``expr`` wrapped in parentheses unless it binds tighter than any operator."""
+    if is_atomic(expr):
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def negate(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``-expr``; ``-(-y)`` becomes ``y``."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and not expr.lpar:
+        return expr.expression
+    return cst.UnaryOperation(cst.Minus(), parenthesize(expr))
+
+
+def spelled(spelling: str) -> cst.BaseExpression:
+    """``"tf.nn.log_softmax"`` as a Name/Attribute chain."""
+    parts = spelling.split(".")
+    expr: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        expr = cst.Attribute(expr, cst.Name(part))
+    return expr
+
+
+def call(func: cst.BaseExpression | str, args: Sequence[cst.Arg]) -> cst.Call:
+    if isinstance(func, str):
+        func = spelled(func)
+    return cst.Call(func, list(args))
+
+
+def arg(value: cst.BaseExpression, keyword: str | None = None) -> cst.Arg:
+    if keyword is None:
+        return cst.Arg(value)
+    return cst.Arg(value, keyword=cst.Name(keyword),
+                   equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+
+
+def keep_parens(old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
+    """Give ``new`` the parentheses ``old`` had."""
+    lpar = getattr(old, "lpar", None)
+    if lpar and hasattr(new, "lpar") and not getattr(new, "lpar"):
+        return new.with_changes(lpar=lpar, rpar=old.rpar)  # type: ignore[attr-defined]
+    return new
+
+
+# --- applying -----------------------------------------------------------------------------
+class _Replace(cst.CSTTransformer):
+    def __init__(self, mapping: dict[int, cst.CSTNode]) -> None:
+        self.mapping = mapping
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) not in self.mapping  # don't descend into replaced subtrees
+
+    def on_leave(self, original_node, updated_node):  # type: ignore[override]
+        new = self.mapping.get(id(original_node))
+        return keep_parens(original_node, new) if new is not None else updated_node
+
+
+def apply(module: cst.Module, fixes: Sequence[Fix]) -> cst.Module:
+    mapping: dict[int, cst.CSTNode] = {}
+    imports: list[Import] = []
+    for fix in fixes:
+        for old, new in fix.replacements:
+            mapping[id(old)] = new
+        for imp in fix.imports:
+            if imp not in imports:
+                imports.append(imp)
+    new_module = module.visit(_Replace(mapping)) if mapping else module
+    if imports:
+        new_module = add_imports(new_module, imports)
+    return new_module  # type: ignore[return-value]
+
+
+def import_insert_index(module: cst.Module) -> int:
+    """Index in ``module.body`` after the docstring, ``__future__`` and the last top-level import."""
+    index = 0
+    for i, stmt in enumerate(module.body):
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            break
+        first = stmt.body[0] if stmt.body else None
+        if isinstance(first, (cst.Import, cst.ImportFrom)):
+            index = i + 1
+        elif i == 0 and isinstance(first, cst.Expr) and isinstance(first.value, (cst.SimpleString, cst.ConcatenatedString)):
+            index = 1
+        else:
+            break
+    return index
+
+
+def add_imports(module: cst.Module, imports: Sequence[Import]) -> cst.Module:
+    index = import_insert_index(module)
+    body = list(module.body)
+    body[index:index] = [imp.statement() for imp in imports]
+    return module.with_changes(body=body)

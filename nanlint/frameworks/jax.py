@@ -1,0 +1,84 @@
+"""JAX: ``jax.numpy``, ``jax.nn``, ``jax.scipy.special``, ``jax.lax`` and optax optimizers."""
+
+from __future__ import annotations
+
+from nanlint import ops as o
+from nanlint.ops import Fn, Framework, fn
+
+FUNCTIONS: dict[str, Fn] = {}
+
+
+def jnp(paths: str, f: Fn, lax: bool = False) -> None:
+    for path in paths.split():
+        FUNCTIONS["jax.numpy." + path] = f
+        if lax:
+            FUNCTIONS["jax.lax." + path] = Fn(f.op, f.params[:1])
+
+
+jnp("log", fn(o.LOG), lax=True)
+jnp("log1p", fn(o.LOG1P), lax=True)
+jnp("exp", fn(o.EXP), lax=True)
+jnp("sqrt", fn(o.SQRT), lax=True)
+FUNCTIONS["jax.lax.rsqrt"] = fn(o.RSQRT)
+jnp("square", fn(o.SQUARE), lax=True)
+jnp("abs absolute", fn(o.ABS), lax=True)
+jnp("negative", fn(o.NEGATIVE))
+jnp("power pow", fn(o.POW, "x1:x x2:y"))
+jnp("reciprocal", fn(o.RECIPROCAL))
+jnp("divide true_divide", fn(o.DIVIDE, "x1:x x2:y"))
+jnp("multiply", fn(o.MULTIPLY, "x1:x x2:y"))
+jnp("add", fn(o.ADD, "x1:x x2:y"))
+jnp("subtract", fn(o.SUBTRACT, "x1:x x2:y"))
+jnp("maximum", fn(o.MAXIMUM, "x1:x x2:y"))
+jnp("minimum", fn(o.MINIMUM, "x1:x x2:y"))
+jnp("clip", fn(o.CLIP, "arr:x min:lo max:hi", kwonly="a:x a_min:lo a_max:hi x:x"))
+jnp("arccos acos", fn(o.ACOS), lax=False)
+jnp("arcsin asin", fn(o.ASIN), lax=False)
+FUNCTIONS["jax.lax.acos"] = fn(o.ACOS)
+FUNCTIONS["jax.lax.asin"] = fn(o.ASIN)
+jnp("isfinite", fn(o.IS_FINITE))
+jnp("isnan", fn(o.IS_NAN))
+jnp("nan_to_num", fn(o.NAN_TO_NUM, "x copy nan:value posinf neginf"))
+jnp("where", fn(o.WHERE, "condition:cond x y", kwonly="size fill_value"))
+jnp("sum", fn(o.SUM, "a:x axis dtype out keepdims", kwonly="initial where promote_integers"))
+jnp("mean", fn(o.MEAN, "a:x axis dtype out keepdims", kwonly="where"))
+jnp("linalg.norm", fn(o.NORM, "x ord axis keepdims"))
+jnp("logaddexp", fn(o.LOGADDEXP, "x1:x x2:y"))
+
+FUNCTIONS["jax.nn.softmax"] = fn(o.SOFTMAX, "x axis where initial")
+FUNCTIONS["jax.nn.log_softmax"] = fn(o.LOG_SOFTMAX, "x axis where initial")
+FUNCTIONS["jax.nn.sigmoid"] = fn(o.SIGMOID)
+FUNCTIONS["jax.scipy.special.expit"] = fn(o.SIGMOID)
+FUNCTIONS["jax.nn.log_sigmoid"] = fn(o.LOG_SIGMOID)
+FUNCTIONS["jax.nn.softplus"] = fn(o.SOFTPLUS)
+FUNCTIONS["jax.nn.logsumexp"] = fn(o.LOGSUMEXP, "a:x axis b keepdims return_sign where")
+FUNCTIONS["jax.scipy.special.logsumexp"] = fn(o.LOGSUMEXP, "a:x axis b keepdims return_sign where")
+
+_adam = fn(o.ADAM_OPTIMIZER, "learning_rate:lr b1 b2 eps:epsilon", varargs=True)
+for _name in ("adam", "adamw", "adamax", "nadam", "radam"):
+    FUNCTIONS["optax." + _name] = _adam
+for _name in ("sgd", "rmsprop", "adagrad", "adadelta", "lion"):
+    FUNCTIONS["optax." + _name] = fn(o.OPTIMIZER, "learning_rate:lr", varargs=True)
+
+FRAMEWORK = Framework(
+    name="jax",
+    display="JAX",
+    roots=("jax", "optax"),
+    functions=FUNCTIONS,
+    targets={
+        o.LOG_SOFTMAX: ("jax.nn.log_softmax",),
+        o.LOG_SIGMOID: ("jax.nn.log_sigmoid",),
+        o.SOFTPLUS: ("jax.nn.softplus",),
+        o.LOGSUMEXP: ("jax.scipy.special.logsumexp", "jax.nn.logsumexp"),
+        o.LOGADDEXP: ("jax.numpy.logaddexp",),
+        o.SOFTMAX: ("jax.nn.softmax",),
+        o.WHERE: ("jax.numpy.where",),
+        o.SQRT: ("jax.numpy.sqrt",),
+        o.EXP: ("jax.numpy.exp",),
+        o.LOG: ("jax.numpy.log",),
+        o.CLIP: ("jax.numpy.clip",),
+        o.SUM: ("jax.numpy.sum",),
+        o.MAXIMUM: ("jax.numpy.maximum",),
+    },
+    import_aliases={"jax": None, "jax.numpy": "jnp"},
+)

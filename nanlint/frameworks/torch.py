@@ -1,0 +1,117 @@
+"""PyTorch: ``torch``, ``torch.nn.functional``, ``torch.special``, ``torch.linalg``,
+loss modules, optimizers, and tensor methods (``x.softmax(-1).log()``)."""
+
+from __future__ import annotations
+
+from nanlint import ops as o
+from nanlint.ops import Fn, Framework, fn
+
+FUNCTIONS: dict[str, Fn] = {}
+METHODS: dict[str, Fn] = {}
+
+
+def torch(paths: str, f: Fn, method: str | None = None) -> None:
+    """Register ``f`` as ``torch.<path>`` for each path; ``method`` is the method
+    signature (without ``self``) when the op is also a tensor method."""
+    for path in paths.split():
+        FUNCTIONS["torch." + path] = f
+        if method is not None and "." not in path:
+            METHODS[path] = Fn(f.op, _params(method), f.kwonly)
+
+
+def _params(signature: str):
+    return fn(o.LOG, signature).params if signature else ()
+
+
+unary = "input:x"
+torch("log special.log", fn(o.LOG, unary), method="")
+torch("log1p special.log1p", fn(o.LOG1P, unary), method="")
+torch("exp special.exp", fn(o.EXP, unary), method="")
+torch("sqrt", fn(o.SQRT, unary), method="")
+torch("rsqrt", fn(o.RSQRT, unary), method="")
+torch("square", fn(o.SQUARE, unary), method="")
+torch("abs absolute", fn(o.ABS, unary), method="")
+torch("neg negative", fn(o.NEGATIVE, unary), method="")
+torch("pow float_power", fn(o.POW, "input:x exponent:y"), method="exponent:y")
+torch("reciprocal", fn(o.RECIPROCAL, unary), method="")
+torch("div divide true_divide", fn(o.DIVIDE, "input:x other:y", kwonly="rounding_mode"),
+      method="other:y")
+torch("mul multiply", fn(o.MULTIPLY, "input:x other:y"), method="other:y")
+torch("add", fn(o.ADD, "input:x other:y", kwonly="alpha"), method="other:y")
+torch("sub subtract", fn(o.SUBTRACT, "input:x other:y", kwonly="alpha"), method="other:y")
+torch("maximum", fn(o.MAXIMUM, "input:x other:y"), method="other:y")
+torch("minimum", fn(o.MINIMUM, "input:x other:y"), method="other:y")
+torch("clamp clip", fn(o.CLIP, "input:x min:lo max:hi"), method="min:lo max:hi")
+torch("clamp_min", fn(o.CLIP, "input:x min:lo"), method="min:lo")
+torch("acos arccos", fn(o.ACOS, unary), method="")
+torch("asin arcsin", fn(o.ASIN, unary), method="")
+torch("isfinite", fn(o.IS_FINITE, unary), method="")
+torch("isnan", fn(o.IS_NAN, unary), method="")
+torch("nan_to_num", fn(o.NAN_TO_NUM, "input:x nan:value posinf neginf"), method="nan:value posinf neginf")
+torch("where", fn(o.WHERE, "condition:cond input:x other:y"))
+METHODS["where"] = Fn(o.WHERE, (("condition", "cond"), ("other", "y")))  # x.where(c, y)
+torch("masked_fill", fn(o.MASKED_FILL, "input:x mask:cond value"), method="mask:cond value")
+torch("softmax special.softmax nn.functional.softmax",
+      fn(o.SOFTMAX, "input:x dim:axis _stacklevel dtype:dtype"), method="dim:axis dtype:dtype")
+torch("log_softmax special.log_softmax nn.functional.log_softmax",
+      fn(o.LOG_SOFTMAX, "input:x dim:axis _stacklevel dtype:dtype"), method="dim:axis dtype:dtype")
+torch("sigmoid special.expit nn.functional.sigmoid", fn(o.SIGMOID, unary), method="")
+torch("nn.functional.logsigmoid", fn(o.LOG_SIGMOID, unary))
+torch("nn.functional.softplus", fn(o.SOFTPLUS, "input:x beta threshold"))
+torch("logsumexp special.logsumexp", fn(o.LOGSUMEXP, "input:x dim:axis keepdim:keepdims"),
+      method="dim:axis keepdim:keepdims")
+torch("logaddexp", fn(o.LOGADDEXP, "input:x other:y"), method="other:y")
+torch("sum", fn(o.SUM, "input:x dim:axis keepdim:keepdims", kwonly="dtype"),
+      method="dim:axis keepdim:keepdims")
+torch("mean", fn(o.MEAN, "input:x dim:axis keepdim:keepdims", kwonly="dtype"),
+      method="dim:axis keepdim:keepdims")
+torch("norm", fn(o.NORM, "input:x p:ord dim:axis keepdim:keepdims"), method="p:ord dim:axis keepdim:keepdims")
+torch("linalg.norm", fn(o.NORM, "input:x ord dim:axis keepdim:keepdims"))
+torch("linalg.vector_norm", fn(o.NORM, "x ord dim:axis keepdim:keepdims"))
+torch("nn.functional.normalize", fn(o.L2_NORMALIZE, "input:x p:ord dim:axis eps"))
+torch("nn.functional.cross_entropy",
+      fn(o.CROSS_ENTROPY, "input:logits target:labels weight size_average ignore_index reduce reduction label_smoothing"))
+torch("nn.functional.binary_cross_entropy",
+      fn(o.BINARY_CROSS_ENTROPY, "input:x target:labels weight size_average reduce reduction"))
+torch("nn.functional.binary_cross_entropy_with_logits",
+      fn(o.SIGMOID_CROSS_ENTROPY, "input:logits target:labels weight size_average reduce reduction pos_weight"))
+torch("nn.BCELoss", fn(o.BCE_LOSS, "weight size_average reduce reduction"))
+torch("nn.BCEWithLogitsLoss", fn(o.BCE_WITH_LOGITS_LOSS, "weight size_average reduce reduction pos_weight"))
+torch("nn.utils.clip_grad_norm_", fn(o.CLIP_BY_GLOBAL_NORM, "parameters:x max_norm:hi norm_type"))
+
+_optimizer = fn(o.OPTIMIZER, "params lr", varargs=True)
+_adam = fn(o.ADAM_OPTIMIZER, "params lr betas eps:epsilon", varargs=True)
+for _name in ("SGD", "RMSprop", "Adagrad", "Adadelta", "ASGD", "Rprop", "LBFGS", "SparseAdam"):
+    FUNCTIONS["torch.optim." + _name] = _optimizer
+for _name in ("Adam", "AdamW", "Adamax", "NAdam", "RAdam"):
+    FUNCTIONS["torch.optim." + _name] = _adam
+
+FRAMEWORK = Framework(
+    name="torch",
+    display="PyTorch",
+    roots=("torch",),
+    functions=FUNCTIONS,
+    methods=METHODS,
+    targets={
+        o.LOG_SOFTMAX: ("torch.nn.functional.log_softmax", "torch.log_softmax",
+                        "torch.special.log_softmax"),
+        o.LOG_SIGMOID: ("torch.nn.functional.logsigmoid",),
+        o.SOFTPLUS: ("torch.nn.functional.softplus",),
+        o.LOGSUMEXP: ("torch.logsumexp", "torch.special.logsumexp"),
+        o.LOGADDEXP: ("torch.logaddexp",),
+        o.SOFTMAX: ("torch.nn.functional.softmax", "torch.softmax", "torch.special.softmax"),
+        o.WHERE: ("torch.where",),
+        o.SQRT: ("torch.sqrt",),
+        o.EXP: ("torch.exp",),
+        o.LOG: ("torch.log",),
+        o.CLIP: ("torch.clamp", "torch.clip"),
+        o.SUM: ("torch.sum",),
+        o.MAXIMUM: ("torch.maximum",),
+        o.L2_NORMALIZE: ("torch.nn.functional.normalize",),
+        o.CROSS_ENTROPY: ("torch.nn.functional.cross_entropy",),
+        o.SIGMOID_CROSS_ENTROPY: ("torch.nn.functional.binary_cross_entropy_with_logits",),
+        o.BCE_WITH_LOGITS_LOSS: ("torch.nn.BCEWithLogitsLoss",),
+        o.CLIP_BY_GLOBAL_NORM: ("torch.nn.utils.clip_grad_norm_",),
+    },
+    import_aliases={"torch": None, "torch.nn.functional": "F"},
+)

@@ -1,0 +1,152 @@
+"""The canonical op vocabulary.
+
+Rules speak only of these names; each framework table (``nanlint.frameworks``)
+maps its qualified names and tensor methods onto them, and names the function
+that spells an op when a fix needs it.
+
+Argument *roles* are framework-neutral parameter names: ``x`` is the main
+tensor, ``y`` the second operand, ``axis`` the reduction/softmax axis,
+``keepdims``, ``lo``/``hi`` for clipping bounds, ``cond`` for ``where``'s
+condition, ``labels``/``logits`` for fused losses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# --- elementwise -----------------------------------------------------------
+LOG = "log"
+LOG1P = "log1p"
+EXP = "exp"
+SQRT = "sqrt"
+RSQRT = "rsqrt"
+SQUARE = "square"
+POW = "pow"
+RECIPROCAL = "reciprocal"
+DIVIDE = "divide"
+MULTIPLY = "multiply"
+ADD = "add"
+SUBTRACT = "subtract"
+NEGATIVE = "negative"
+ABS = "abs"
+MAXIMUM = "maximum"
+MINIMUM = "minimum"
+CLIP = "clip"
+ACOS = "acos"
+ASIN = "asin"
+IS_FINITE = "is_finite"
+IS_NAN = "is_nan"
+NAN_TO_NUM = "nan_to_num"
+WHERE = "where"
+MASKED_FILL = "masked_fill"
+# --- activations and fused forms ---------------------------------------------
+SOFTMAX = "softmax"
+LOG_SOFTMAX = "log_softmax"
+SIGMOID = "sigmoid"
+LOG_SIGMOID = "log_sigmoid"
+SOFTPLUS = "softplus"
+LOGSUMEXP = "logsumexp"
+LOGADDEXP = "logaddexp"
+L2_NORMALIZE = "l2_normalize"
+DIVIDE_NO_NAN = "divide_no_nan"
+CLIP_BY_GLOBAL_NORM = "clip_by_global_norm"
+# --- reductions ----------------------------------------------------------------
+SUM = "sum"
+MEAN = "mean"
+NORM = "norm"
+# --- losses ----------------------------------------------------------------------
+SOFTMAX_CROSS_ENTROPY = "softmax_cross_entropy"
+SIGMOID_CROSS_ENTROPY = "sigmoid_cross_entropy"
+BINARY_CROSS_ENTROPY = "binary_cross_entropy"
+CROSS_ENTROPY = "cross_entropy"
+BCE_LOSS = "bce_loss"  # the torch nn.BCELoss module constructor
+BCE_WITH_LOGITS_LOSS = "bce_with_logits_loss"
+# --- optimizers (constructors) -----------------------------------------------------
+OPTIMIZER = "optimizer"
+ADAM_OPTIMIZER = "adam_optimizer"  # Adam family: Adam, AdamW, Adamax, Nadam
+
+ALL_OPS = frozenset(
+    value for name, value in dict(globals()).items() if name.isupper() and isinstance(value, str)
+)
+
+ROLES = frozenset({"x", "y", "axis", "keepdims", "lo", "hi", "cond", "labels", "logits",
+                   "ord", "eps", "value", "reduction", "lr", "epsilon", "dtype"})
+
+
+@dataclass(frozen=True)
+class Fn:
+    """One callable of a framework: the op it computes and its parameters.
+
+    ``params`` lists the parameters in positional order as ``(keyword, role)``
+    pairs; ``role`` is None for parameters no rule cares about.  ``kwonly``
+    lists keyword-only parameters the same way.
+    """
+
+    op: str
+    params: tuple[tuple[str, str | None], ...]
+    kwonly: tuple[tuple[str, str | None], ...] = ()
+    varargs: bool = False  # accepts **kwargs / *args beyond the listed ones
+
+    def keyword_for(self, role: str) -> str | None:
+        for kw, r in self.params + self.kwonly:
+            if r == role:
+                return kw
+        return None
+
+    def position_of(self, role: str) -> int | None:
+        for i, (_, r) in enumerate(self.params):
+            if r == role:
+                return i
+        return None
+
+    def role_of_keyword(self, keyword: str) -> str | None | bool:
+        """The role of a keyword; False when the keyword is unknown."""
+        for kw, r in self.params + self.kwonly:
+            if kw == keyword:
+                return r
+        return False
+
+
+def fn(op: str, signature: str = "x", kwonly: str = "", varargs: bool = False) -> Fn:
+    """Build an :class:`Fn` from a compact signature.
+
+    ``fn("softmax", "input:x dim:axis _stacklevel dtype")`` means: positional
+    parameters ``input`` (role x), ``dim`` (role axis), ``_stacklevel`` and
+    ``dtype`` (no role).  A bare role name (``"x"``) stands for ``x:x``.
+    """
+    if op not in ALL_OPS:
+        raise ValueError(f"unknown op {op!r}")
+
+    def parse(text: str) -> tuple[tuple[str, str | None], ...]:
+        out = []
+        for item in text.split():
+            if ":" in item:
+                kw, role = item.split(":", 1)
+            elif item in ROLES:
+                kw, role = item, item
+            else:
+                kw, role = item, None
+            if role is not None and role not in ROLES:
+                raise ValueError(f"unknown role {role!r} in {text!r}")
+            out.append((kw, role))
+        return tuple(out)
+
+    return Fn(op, parse(signature), parse(kwonly), varargs)
+
+
+@dataclass(frozen=True)
+class Framework:
+    """A framework table: qualified name -> Fn, tensor method -> Fn, op -> fix spellings."""
+
+    name: str
+    display: str
+    roots: tuple[str, ...]  # top-level modules whose import marks a file as using it
+    functions: dict[str, Fn]
+    methods: dict[str, Fn] = field(default_factory=dict)  # receiver is role x
+    targets: dict[str, tuple[str, ...]] = field(default_factory=dict)  # op -> qualnames, preferred first
+    # imports to add when a target cannot be spelled with the file's own imports:
+    # module -> conventional alias (None: plain ``import module``)
+    import_aliases: dict[str, str | None] = field(default_factory=dict)
+
+    def target_fn(self, qualname: str) -> Fn:
+        return self.functions[qualname]

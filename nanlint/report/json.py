@@ -1,0 +1,42 @@
+"""A list of findings in the schema of ``ruff check --output-format json``, plus ``name``."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from nanlint.engine import Finding
+from nanlint.report import Run
+
+URL = "https://github.com/nanlint/nanlint/blob/main/rules/{code}-{name}.md"
+
+
+def finding_dict(f: Finding) -> dict:
+    fix = None
+    if f.fix_applicability is not None:
+        fix = {
+            "applicability": f.fix_applicability,
+            "message": f.fix_message,
+            "edits": [
+                {"content": e.content,
+                 "location": {"row": e.start[0], "column": e.start[1]},
+                 "end_location": {"row": e.end[0], "column": e.end[1]}}
+                for e in f.edits
+            ],
+        }
+    return {
+        "cell": None,
+        "code": f.code,
+        "name": f.name,
+        "message": f.message,
+        "filename": os.path.abspath(f.path),
+        "location": {"row": f.start[0], "column": f.start[1]},
+        "end_location": {"row": f.end[0], "column": f.end[1]},
+        "fix": fix,
+        "noqa_row": f.noqa_row,
+        "url": URL.format(code=f.code, name=f.name),
+    }
+
+
+def render(run: Run) -> str:
+    return json.dumps([finding_dict(f) for f in run.findings], indent=2) + "\n"

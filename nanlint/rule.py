@@ -1,0 +1,75 @@
+"""The rule base class and the registry.
+
+A rule is one module in ``nanlint/rules/`` defining a :class:`Rule` subclass;
+the registry finds it by discovery (no hand-kept list).  A rule speaks of
+canonical ops through :class:`nanlint.context.FileContext` and never of a
+framework's spelling.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import lru_cache
+from typing import ClassVar
+
+from nanlint.context import FileContext
+
+ALL_FRAMEWORKS = ("tensorflow", "keras", "torch", "jax")
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]  # one line, for ``nanlint rule --all``
+    fix: ClassVar[str | None] = None  # best applicability the rule offers: safe/unsafe/display-only
+    default: ClassVar[bool] = True  # False: opt-in (enabled only when selected)
+    frameworks: ClassVar[tuple[str, ...]] = ALL_FRAMEWORKS
+    supersedes: ClassVar[tuple[str, ...]] = ()  # codes whose findings inside ours are dropped
+    # Prefilter: the file is skipped unless its source contains one of these
+    # strings (all must be satisfied when ``needs_all`` is set); empty: always run.
+    needs: ClassVar[tuple[str, ...]] = ()
+    needs_all: ClassVar[bool] = False
+
+    def check(self, ctx: FileContext) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def wanted(self, text: str) -> bool:
+        if not self.needs:
+            return True
+        hits = (needle in text for needle in self.needs)
+        return all(hits) if self.needs_all else any(hits)
+
+    def __repr__(self) -> str:
+        return f"<{self.code} {self.name}>"
+
+
+@lru_cache(maxsize=None)
+def all_rules() -> tuple[Rule, ...]:
+    from nanlint import rules as package
+
+    found: dict[str, Rule] = {}
+    names: set[str] = set()
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for obj in vars(module).values():
+            if isinstance(obj, type) and issubclass(obj, Rule) and obj is not Rule \
+                    and obj.__module__ == module.__name__ and "code" in vars(obj):
+                rule = obj()
+                if rule.code in found or rule.name in names:
+                    raise RuntimeError(f"duplicate rule {rule.code} {rule.name}")
+                found[rule.code] = rule
+                names.add(rule.name)
+    return tuple(sorted(found.values(), key=lambda r: r.code))
+
+
+def by_code() -> dict[str, Rule]:
+    return {r.code: r for r in all_rules()}
+
+
+def find(code_or_name: str) -> Rule | None:
+    key = code_or_name.strip()
+    for r in all_rules():
+        if r.code.upper() == key.upper() or r.name == key.lower():
+            return r
+    return None

@@ -1,0 +1,1 @@
+"""One module per rule; :func:`nanlint.rule.all_rules` discovers them."""

@@ -1,0 +1,65 @@
+"""NAN102 log-sigmoid: ``log(sigmoid(x))`` -> ``log_sigmoid(x)``,
+``log(1 - sigmoid(x))`` -> ``log_sigmoid(-x)``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from nanlint import fixes
+from nanlint import ops as o
+from nanlint.context import FileContext, OpCall
+from nanlint.rule import Rule
+from nanlint.rules.nan101_log_softmax import origin_note
+from nanlint.values import is_one
+
+
+class LogSigmoid(Rule):
+    code = "NAN102"
+    name = "log-sigmoid"
+    summary = "log of a sigmoid (or of 1 - sigmoid): use log_sigmoid"
+    fix = fixes.SAFE
+    needs = ("sigmoid", "expit")
+
+    def check(self, ctx: FileContext) -> None:
+        for log in ctx.calls(o.LOG):
+            arg = ctx.resolve(log.x, log.scope) if log.x is not None else None
+            if arg is None:
+                continue
+            negated = False
+            inner = ctx.op_of(arg.expr, arg.scope, o.SIGMOID, follow=False)
+            crossed = arg.crossed_statements
+            if inner is None and isinstance(arg.expr, cst.BinaryOperation) \
+                    and isinstance(arg.expr.operator, cst.Subtract) and is_one(arg.expr.left):
+                inner = ctx.op_of(arg.expr.right, arg.scope, o.SIGMOID)
+                negated = True
+            if inner is None:
+                continue
+            sigmoid, resolved = inner
+            crossed = crossed or resolved.crossed_statements
+            what = "log(1 - sigmoid(x))" if negated else "log(sigmoid(x))"
+            note = origin_note(ctx, arg) or origin_note(ctx, resolved)
+            message = (f"{what} is -inf once sigmoid saturates (|x| > ~17 in float32); "
+                       f"use log_sigmoid({'-x' if negated else 'x'})" + note)
+            ctx.report(log.node, message,
+                       self.make_fix(ctx, log, sigmoid, negated, crossed, resolved.scope is not log.scope))
+
+    @staticmethod
+    def make_fix(ctx: FileContext, log: OpCall, sigmoid: OpCall, negated: bool, crossed: bool,
+                 other_scope: bool) -> fixes.Fix:
+        message = "Replace with log_sigmoid(-x)" if negated else "Replace with log_sigmoid"
+        if other_scope:
+            return fixes.Fix(fixes.DISPLAY_ONLY, message)
+        spelling = ctx.spell(sigmoid.framework, o.LOG_SIGMOID, log.scope,
+                             prefer=(sigmoid.node.func, log.node.func))
+        if spelling is None or sigmoid.x is None:
+            return fixes.Fix(fixes.DISPLAY_ONLY, message)
+        func, target, imports = spelling
+        x = fixes.negate(sigmoid.x) if negated else sigmoid.x
+        if sigmoid.is_method:
+            args = [fixes.arg(x)]
+        else:
+            args = ctx.carry_args(sigmoid, target, ("x",), x=x)
+            if args is None:
+                return fixes.Fix(fixes.DISPLAY_ONLY, message)
+        applicability = fixes.UNSAFE if crossed else fixes.SAFE
+        return fixes.Fix(applicability, message, [(log.node, fixes.call(func, args))], imports)

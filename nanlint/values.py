@@ -1,0 +1,39 @@
+"""Facts about expression values that rules share: literals and constants."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+
+def number(expr: cst.BaseExpression | None) -> float | None:
+    """The value of a numeric literal (``1``, ``1.``, ``1e-10``, ``-0.5``, ``(2)``), else None."""
+    if expr is None:
+        return None
+    if isinstance(expr, cst.Integer):
+        return float(expr.evaluated_value)
+    if isinstance(expr, cst.Float):
+        return float(expr.evaluated_value)
+    if isinstance(expr, cst.UnaryOperation):
+        inner = number(expr.expression)
+        if inner is None:
+            return None
+        if isinstance(expr.operator, cst.Minus):
+            return -inner
+        if isinstance(expr.operator, cst.Plus):
+            return inner
+    return None
+
+
+def is_one(expr: cst.BaseExpression | None) -> bool:
+    return number(expr) == 1.0
+
+
+def is_literal(expr: cst.BaseExpression | None) -> bool:
+    """A number, or arithmetic on numbers only."""
+    if expr is None:
+        return False
+    if number(expr) is not None:
+        return True
+    if isinstance(expr, cst.BinaryOperation):
+        return is_literal(expr.left) and is_literal(expr.right)
+    return False
