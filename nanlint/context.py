@@ -249,6 +249,9 @@ class FileContext:
                 out.append(a)
                 return True
             keyword_only = True
+            if a.keyword is not None and target.role_of_keyword(a.keyword.value) == role:
+                out.append(a)  # the target takes the user's keyword as it is
+                return True
             kw = target.keyword_for(role)
             if kw is None:
                 return False

@@ -24,8 +24,6 @@ The contract, shared by every rule:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
-
 import libcst as cst
 
 IMPORT, ASSIGN, OTHER = "import", "assign", "other"
@@ -38,6 +36,7 @@ class Binding:
     qualname: str | None = None  # for IMPORT
     value: cst.BaseExpression | None = None  # for ASSIGN
     conditional: bool = False
+    scope: "Scope | None" = None  # where the binding statement runs (set by the index)
 
 
 @dataclass(eq=False)
@@ -112,6 +111,7 @@ class Index(cst.CSTVisitor):
 
     def _bind(self, name: str, binding: Binding) -> None:
         binding.conditional = binding.conditional or self._conditional_depth[-1] > 0
+        binding.scope = self.scope
         scope = self.scope
         if name in scope.globals:
             scope = scope.module()
@@ -134,6 +134,7 @@ class Index(cst.CSTVisitor):
             cls = self.scope.enclosing_class()
             if cls is not None:
                 binding.conditional = binding.conditional or self._conditional_depth[-1] > 0
+                binding.scope = self.scope
                 cls.attributes.setdefault(target.attr.value, []).append(binding)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -376,34 +377,10 @@ class Index(cst.CSTVisitor):
             return None
         return b
 
-    def scope_of_binding(self, binding: Binding, use_scope: Scope) -> Scope:
+    @staticmethod
+    def scope_of_binding(binding: Binding, use_scope: Scope) -> Scope:
         """The scope in which an assignment's value is evaluated."""
-        if binding in use_scope.bindings.get(_target_name(binding), ()):
-            return use_scope
-        # ``self.attr`` assigned in another method: find that method's scope lazily
-        return self._scope_of_stmt.get(id(binding.node), use_scope)
-
-    @property
-    def _scope_of_stmt(self) -> dict[int, Scope]:
-        cache = getattr(self, "_stmt_scopes", None)
-        if cache is None:
-            cache = {}
-            for scope in self.iter_scopes():
-                for bindings in scope.bindings.values():
-                    for b in bindings:
-                        cache.setdefault(id(b.node), scope)
-            self._stmt_scopes = cache
-        return cache
-
-    def iter_scopes(self) -> Iterator[Scope]:
-        seen: dict[int, Scope] = {}
-        for _, scope in self.calls + self.binops:
-            s: Scope | None = scope
-            while s is not None and id(s) not in seen:
-                seen[id(s)] = s
-                s = s.parent
-        seen.setdefault(id(self.module_scope), self.module_scope)
-        return iter(seen.values())
+        return binding.scope if binding.scope is not None else use_scope
 
     def visible_imports(self, scope: Scope) -> list[tuple[str, str]]:
         """(local name, qualified name) for every import binding usable at ``scope``."""
@@ -426,15 +403,6 @@ class Index(cst.CSTVisitor):
 
     def is_bound(self, name: str, scope: Scope) -> bool:
         return self.lookup(name, scope) is not None
-
-
-def _target_name(binding: Binding) -> str:
-    node = binding.node
-    if isinstance(node, cst.Assign) and isinstance(node.targets[0].target, cst.Name):
-        return node.targets[0].target.value
-    if isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name):
-        return node.target.value
-    return ""
 
 
 def _all_params(params: cst.Parameters) -> list[cst.Param]:
