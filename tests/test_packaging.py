@@ -1,0 +1,68 @@
+"""Packaging: the wheel ships the rule pages, `nanlint rule` reads them from an
+installed wheel, and linting never imports a framework."""
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.fail(f"building the wheel failed: {proc.stderr[-2000:]}")
+    [whl] = out.glob("nanlint-*.whl")
+    return whl
+
+
+def test_wheel_contains_every_rule_page(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    pages = sorted(p.name for p in (ROOT / "rules").glob("NAN*.md"))
+    assert pages
+    for page in pages:
+        assert f"nanlint/_rule_pages/{page}" in names
+
+
+def test_rule_command_from_installed_wheel(wheel, tmp_path):
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)],
+                   check=True, capture_output=True)
+    env = dict(os.environ, PYTHONPATH=str(site))
+    proc = subprocess.run([sys.executable, "-m", "nanlint", "rule", "NAN101"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("# NAN101 log-softmax")
+    where = subprocess.run([sys.executable, "-c", "import nanlint.catalogue as c; print(c.pages_dir())"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True).stdout.strip()
+    assert where.startswith(str(site)), where
+
+
+def test_linting_imports_no_framework(tmp_path):
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from nanlint.cli import main\n"
+        f"r = CliRunner().invoke(main, ['--fix', '--unsafe-fixes', '--diff', {str(ROOT / 'examples')!r}])\n"
+        "assert r.exit_code == 1, r.output\n"
+        "loaded = [m for m in ('tensorflow', 'torch', 'jax', 'keras', 'numpy') if m in sys.modules]\n"
+        "print(loaded)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_runtime_dependencies_are_libcst_and_click_only():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    deps = sorted(d.split(">")[0].split("=")[0].split("<")[0].strip() for d in project["dependencies"])
+    assert deps == ["click", "libcst"]
