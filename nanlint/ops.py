@@ -54,6 +54,12 @@ CLIP_BY_GLOBAL_NORM = "clip_by_global_norm"
 SUM = "sum"
 MEAN = "mean"
 NORM = "norm"
+# --- products (dot products feed acos/asin) ------------------------------------------
+MATMUL = "matmul"  # matmul/mm/bmm and ``@``
+DOT = "dot"  # dot/vdot/inner
+TENSORDOT = "tensordot"
+EINSUM = "einsum"
+COSINE_SIMILARITY = "cosine_similarity"
 # --- losses ----------------------------------------------------------------------
 SOFTMAX_CROSS_ENTROPY = "softmax_cross_entropy"
 SIGMOID_CROSS_ENTROPY = "sigmoid_cross_entropy"
@@ -147,6 +153,16 @@ class Framework:
     # imports to add when a target cannot be spelled with the file's own imports:
     # module -> conventional alias (None: plain ``import module``)
     import_aliases: dict[str, str | None] = field(default_factory=dict)
+    # measured numerical behaviours that differ between frameworks (``FACT_*`` below)
+    facts: frozenset[str] = frozenset()
 
     def target_fn(self, qualname: str) -> Fn:
         return self.functions[qualname]
+
+
+# --- framework facts (measured; see the rule pages for the numbers) -----------------------
+# The gradient of sqrt/rsqrt/reciprocal at 0 is NaN even when the upstream gradient is 0
+# (e.g. the unselected branch of a ``where``); TensorFlow's kernels return 0 there instead.
+FACT_ZERO_UPSTREAM_SQRT_NAN = "zero-upstream-sqrt-grad-nan"
+# The gradient of the 2-norm at the zero vector is NaN (torch defines it as 0).
+FACT_NORM_GRAD_NAN_AT_ZERO = "norm-grad-nan-at-zero"

@@ -43,6 +43,10 @@ jnp("where", fn(o.WHERE, "condition:cond x y", kwonly="size fill_value"))
 jnp("sum", fn(o.SUM, "a:x axis dtype out keepdims", kwonly="initial where promote_integers"))
 jnp("mean", fn(o.MEAN, "a:x axis dtype out keepdims", kwonly="where"))
 jnp("linalg.norm", fn(o.NORM, "x ord axis keepdims"))
+jnp("matmul", fn(o.MATMUL, "a:x b:y", varargs=True))
+jnp("dot vdot inner", fn(o.DOT, "a:x b:y", varargs=True))
+jnp("tensordot", fn(o.TENSORDOT, "a:x b:y axes", varargs=True))
+jnp("einsum", fn(o.EINSUM, "subscripts", varargs=True))
 jnp("logaddexp", fn(o.LOGADDEXP, "x1:x x2:y"))
 
 FUNCTIONS["jax.nn.softmax"] = fn(o.SOFTMAX, "x axis where initial")
@@ -74,6 +78,7 @@ FRAMEWORK = Framework(
         o.SOFTMAX: ("jax.nn.softmax",),
         o.WHERE: ("jax.numpy.where",),
         o.SQRT: ("jax.numpy.sqrt",),
+        o.SQUARE: ("jax.numpy.square",),
         o.EXP: ("jax.numpy.exp",),
         o.LOG: ("jax.numpy.log",),
         o.CLIP: ("jax.numpy.clip",),
@@ -81,4 +86,5 @@ FRAMEWORK = Framework(
         o.MAXIMUM: ("jax.numpy.maximum",),
     },
     import_aliases={"jax": None, "jax.numpy": "jnp"},
+    facts=frozenset({o.FACT_ZERO_UPSTREAM_SQRT_NAN, o.FACT_NORM_GRAD_NAN_AT_ZERO}),
 )

@@ -50,6 +50,12 @@ kops("sigmoid", fn(o.SIGMOID))
 kops("log_sigmoid", fn(o.LOG_SIGMOID))
 kops("softplus", fn(o.SOFTPLUS))
 kops("logsumexp", fn(o.LOGSUMEXP, "x axis keepdims"))
+kops("matmul", fn(o.MATMUL, "x1:x x2:y"))
+kops("dot vdot inner", fn(o.DOT, "x1:x x2:y"))
+kops("tensordot", fn(o.TENSORDOT, "x1:x x2:y axes"))
+kops("einsum", fn(o.EINSUM, "subscripts", varargs=True))
+for _path in ("keras.losses.", "tensorflow.keras.losses."):
+    FUNCTIONS[_path + "cosine_similarity"] = fn(o.COSINE_SIMILARITY, "y_true:x y_pred:y axis")
 kops("normalize", fn(o.L2_NORMALIZE, "x axis order epsilon:eps"))
 kops("categorical_crossentropy", fn(o.CROSS_ENTROPY, "target:labels output:x from_logits axis"))
 kops("binary_crossentropy", fn(o.BINARY_CROSS_ENTROPY, "target:labels output:x from_logits"))
@@ -97,6 +103,7 @@ FRAMEWORK = Framework(
         o.SOFTMAX: _ops("softmax"),
         o.WHERE: _ops("where"),
         o.SQRT: _ops("sqrt"),
+        o.SQUARE: _ops("square"),
         o.EXP: _ops("exp"),
         o.LOG: _ops("log"),
         o.CLIP: _ops("clip"),
@@ -108,4 +115,6 @@ FRAMEWORK = Framework(
         o.BINARY_CROSS_ENTROPY: _ops("binary_crossentropy"),
     },
     import_aliases={"keras.ops": "ops"},
+    # as measured with the TensorFlow backend (the one the fixtures run)
+    facts=frozenset({o.FACT_NORM_GRAD_NAN_AT_ZERO}),
 )

@@ -59,6 +59,10 @@ tf("math.reduce_sum reduce_sum", fn(o.SUM, "input_tensor:x axis keepdims name",
 tf("math.reduce_mean reduce_mean", fn(o.MEAN, "input_tensor:x axis keepdims name",
                                       kwonly="reduction_indices:axis keep_dims:keepdims"))
 tf("norm linalg.norm", fn(o.NORM, "tensor:x ord axis keepdims name", kwonly="keep_dims:keepdims"))
+tf("linalg.matmul matmul", fn(o.MATMUL, "a:x b:y", varargs=True))
+tf("tensordot linalg.tensordot", fn(o.TENSORDOT, "a:x b:y axes name"))
+tf("einsum linalg.einsum", fn(o.EINSUM, "equation", varargs=True))
+FUNCTIONS["tensorflow.keras.losses.cosine_similarity"] = fn(o.COSINE_SIMILARITY, "y_true:x y_pred:y axis")
 tf("math.l2_normalize nn.l2_normalize linalg.l2_normalize",
    fn(o.L2_NORMALIZE, "x axis epsilon:eps name", kwonly="dim:axis"))
 # v1 puts a ``_sentinel`` first: only keyword use is meaningful, and fixes write keywords.
@@ -113,8 +117,10 @@ FRAMEWORK = Framework(
         o.SOFTPLUS: _all_prefixes("math.softplus", "nn.softplus"),
         o.LOGSUMEXP: _all_prefixes("math.reduce_logsumexp", "reduce_logsumexp"),
         o.SOFTMAX: _all_prefixes("nn.softmax", "math.softmax"),
-        o.WHERE: _all_prefixes("where"),
+        # tf.compat.v1.where does not broadcast (x and y must have one shape): where_v2 does
+        o.WHERE: ("tensorflow.where", "tensorflow.compat.v2.where", "tensorflow.compat.v1.where_v2"),
         o.SQRT: _all_prefixes("math.sqrt", "sqrt"),
+        o.SQUARE: _all_prefixes("math.square", "square"),
         o.EXP: _all_prefixes("math.exp", "exp"),
         o.LOG: _all_prefixes("math.log", "log"),
         o.CLIP: _all_prefixes("clip_by_value"),
@@ -129,4 +135,5 @@ FRAMEWORK = Framework(
         o.CLIP_BY_GLOBAL_NORM: _all_prefixes("clip_by_global_norm"),
     },
     import_aliases={"tensorflow": "tf"},
+    facts=frozenset({o.FACT_NORM_GRAD_NAN_AT_ZERO}),
 )

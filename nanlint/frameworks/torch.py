@@ -68,6 +68,11 @@ torch("mean", fn(o.MEAN, "input:x dim:axis keepdim:keepdims", kwonly="dtype"),
 torch("norm", fn(o.NORM, "input:x p:ord dim:axis keepdim:keepdims"), method="p:ord dim:axis keepdim:keepdims")
 torch("linalg.norm", fn(o.NORM, "input:x ord dim:axis keepdim:keepdims"))
 torch("linalg.vector_norm", fn(o.NORM, "x ord dim:axis keepdim:keepdims"))
+torch("matmul mm bmm", fn(o.MATMUL, "input:x other:y"), method="other:y")
+torch("dot vdot inner", fn(o.DOT, "input:x other:y"), method="other:y")
+torch("tensordot", fn(o.TENSORDOT, "a:x b:y dims"))
+torch("einsum", fn(o.EINSUM, "equation", varargs=True))
+torch("nn.functional.cosine_similarity cosine_similarity", fn(o.COSINE_SIMILARITY, "x1:x x2:y dim:axis eps"))
 torch("nn.functional.normalize", fn(o.L2_NORMALIZE, "input:x p:ord dim:axis eps"))
 torch("nn.functional.cross_entropy",
       fn(o.CROSS_ENTROPY, "input:logits target:labels weight size_average ignore_index reduce reduction label_smoothing"))
@@ -102,6 +107,7 @@ FRAMEWORK = Framework(
         o.SOFTMAX: ("torch.nn.functional.softmax", "torch.softmax", "torch.special.softmax"),
         o.WHERE: ("torch.where",),
         o.SQRT: ("torch.sqrt",),
+        o.SQUARE: ("torch.square",),
         o.EXP: ("torch.exp",),
         o.LOG: ("torch.log",),
         o.CLIP: ("torch.clamp", "torch.clip"),
@@ -114,4 +120,5 @@ FRAMEWORK = Framework(
         o.CLIP_BY_GLOBAL_NORM: ("torch.nn.utils.clip_grad_norm_",),
     },
     import_aliases={"torch": None, "torch.nn.functional": "F"},
+    facts=frozenset({o.FACT_ZERO_UPSTREAM_SQRT_NAN}),
 )
