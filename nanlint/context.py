@@ -54,6 +54,9 @@ class Origin:
 
     binding: Binding
     name: str
+    # how the value reached the use, for messages: "`p` is assigned on line 3",
+    # "`inference(x)` returns it on line 7"
+    verb: str = "is assigned on"
 
 
 @dataclass(eq=False)
@@ -158,12 +161,32 @@ class FileContext:
             inner = resolved.expr
             binding = self.index.assignment(inner, resolved.scope)
             if binding is None or binding.value is None:
-                break
+                returned = self.returns_of(inner, resolved.scope)
+                if returned is None or len(returned[1]) != 1:
+                    break
+                fscope, (ret,) = returned
+                resolved.origins.append(Origin(Binding("assign", ret, value=ret.value),
+                                               self.code(inner), "returns it on"))
+                resolved.scope, resolved.expr = fscope, ret.value  # type: ignore[assignment]
+                continue
             name = self.code(inner)
             resolved.origins.append(Origin(binding, name))
             resolved.scope = self.index.scope_of_binding(binding, resolved.scope)
             resolved.expr = binding.value
         return resolved
+
+    def returns_of(self, call: cst.BaseExpression, scope: Scope) -> tuple[Scope, list[cst.Return]] | None:
+        """For a call of the module's own function (``inference(x)``, ``self.model(x)``):
+        the function's scope and its ``return`` statements, when every one returns a value."""
+        if not isinstance(call, cst.Call):
+            return None
+        found = self.index.function(call.func, scope)
+        if found is None:
+            return None
+        _, fscope = found
+        if not fscope.returns or any(r.value is None for r in fscope.returns):
+            return None
+        return fscope, list(fscope.returns)
 
     def op_of(self, expr: cst.BaseExpression | None, scope: Scope, *ops: str,
               follow: bool = True) -> tuple[OpCall, Resolved] | None:
@@ -172,6 +195,18 @@ class FileContext:
             return None
         resolved = self.resolve(expr, scope) if follow else Resolved(expr, scope)
         call = self.op_call(resolved.expr, resolved.scope)
+        if call is None and follow and ops:
+            # a function of this module with several returns: all must be the op
+            returned = self.returns_of(resolved.expr, resolved.scope)
+            if returned is not None:
+                fscope, rets = returned
+                found = [self.op_of(r.value, fscope, *ops) for r in rets]
+                if all(f is not None for f in found):
+                    first_call, first = found[0]  # type: ignore[misc]
+                    origin = Origin(Binding("assign", rets[0], value=rets[0].value),
+                                    self.code(resolved.expr), "returns it on")
+                    first.origins[:0] = resolved.origins + [origin]
+                    return first_call, first
         if call is None or (ops and call.op not in ops):
             return None
         return call, resolved

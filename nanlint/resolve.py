@@ -48,6 +48,9 @@ class Scope:
     globals: set[str] = field(default_factory=set)
     # ``self.attr = value`` assignments made in this class's methods (class scopes only)
     attributes: dict[str, list[Binding]] = field(default_factory=dict)
+    # function scopes: the ``return`` statements of this function (not of nested ones)
+    returns: list[cst.Return] = field(default_factory=list)
+    generator: bool = False  # the function yields
 
     def bind(self, name: str, binding: Binding) -> None:
         self.bindings.setdefault(name, []).append(binding)
@@ -96,12 +99,14 @@ class Index(cst.CSTVisitor):
         self.calls: list[tuple[cst.Call, Scope]] = []
         self.binops: list[tuple[cst.BinaryOperation, Scope]] = []
         self.imported_roots: set[str] = set()
+        self.scopes: dict[int, Scope] = {}  # id(def/lambda/class node) -> its scope
         self._conditional_depth = [0]
         module.visit(self)
 
     # --- scopes --------------------------------------------------------------
     def _push(self, kind: str, node: cst.CSTNode) -> None:
         self.scope = Scope(kind, self.scope, node)
+        self.scopes[id(node)] = self.scope
         self._conditional_depth.append(0)
 
     def _pop(self) -> None:
@@ -313,6 +318,13 @@ class Index(cst.CSTVisitor):
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         self.binops.append((node, self.scope))
 
+    def visit_Return(self, node: cst.Return) -> None:
+        if self.scope.kind == "function":
+            self.scope.returns.append(node)
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        self.scope.generator = True
+
     # --- queries ---------------------------------------------------------------------
     def lookup(self, name: str, scope: Scope) -> tuple[list[Binding], Scope] | None:
         """The bindings of ``name`` in the nearest scope (Python's LEGB, class
@@ -376,6 +388,41 @@ class Index(cst.CSTVisitor):
         if b.kind != ASSIGN or b.conditional:
             return None
         return b
+
+    def function(self, func: cst.BaseExpression, scope: Scope) -> tuple[Binding, Scope] | None:
+        """The module's own function a call's ``func`` names, and the function's scope.
+
+        ``name`` must be bound exactly once (by a ``def``) in the nearest scope
+        that binds it, ``self.name`` exactly once in the enclosing class; only
+        decorators that are imported names (``@tf.function``, ``@jax.jit``) are
+        allowed, since a user's decorator may change what is returned."""
+        if isinstance(func, cst.Name):
+            found = self.lookup(func.value, scope)
+            if found is None or len(found[0]) != 1:
+                return None
+            b = found[0][0]
+        elif (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+              and func.value.value == "self"):
+            cls = scope.enclosing_class()
+            if cls is None or func.attr.value in cls.attributes:
+                return None
+            bindings = cls.bindings.get(func.attr.value)
+            if bindings is None or len(bindings) != 1:
+                return None
+            b = bindings[0]
+        else:
+            return None
+        node = b.node
+        if not isinstance(node, cst.FunctionDef) or b.conditional or node.asynchronous is not None:
+            return None
+        for d in node.decorators:
+            target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            if self.qualname(target, scope) is None:
+                return None
+        fscope = self.scopes.get(id(node))
+        if fscope is None or fscope.generator:
+            return None
+        return b, fscope
 
     @staticmethod
     def scope_of_binding(binding: Binding, use_scope: Scope) -> Scope:

@@ -37,7 +37,7 @@ def origin_note(ctx: FileContext, resolved) -> str:
     if not resolved.origins:
         return ""
     origin = resolved.origins[-1]
-    return f" (`{origin.name}` is assigned on line {ctx.line_of(origin.binding.node)})"
+    return f" (`{origin.name}` {origin.verb} line {ctx.line_of(origin.binding.node)})"
 
 
 class LogSoftmax(Rule):
