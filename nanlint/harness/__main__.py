@@ -1,0 +1,5 @@
+import sys
+
+from nanlint.harness.cli import main
+
+sys.exit(main())

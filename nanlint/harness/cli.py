@@ -1,0 +1,59 @@
+"""``python -m nanlint.harness [PATH]...`` (also ``nanlint verify``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from nanlint.harness import core, report
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m nanlint.harness",
+        description="Prove nanlint's fixes by execution: fix a copy of every fixture with nanlint, run the "
+                    "unfixed and fixed code (one process per framework), and check that hazard cases are "
+                    "NaN/Inf unfixed and finite fixed, and that benign cases keep their values.")
+    p.add_argument("paths", nargs="*", type=Path,
+                   help=f"fixture directories, files, or directories holding them (default: {core.default_fixture_dir()})")
+    p.add_argument("--device", choices=("cpu", "gpu", "auto"), default="cpu",
+                   help="where to run: gpu fails for a framework that sees no GPU; auto = gpu where available "
+                        "(default: cpu)")
+    p.add_argument("--rules", help="comma-separated rule codes to run (default: all)")
+    p.add_argument("--frameworks", help=f"comma-separated, from {','.join(core.FRAMEWORKS)} (default: all)")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="skip (loudly) the fixtures of a framework that is not installed, instead of failing")
+    p.add_argument("--json", type=Path, metavar="PATH", help="write the JSON report here")
+    p.add_argument("--keep", type=Path, metavar="DIR", help="keep nanlint's fixed copies here")
+    p.add_argument("--jobs", type=int, default=0, help="parallel processes (default: min(3, CPUs))")
+    p.add_argument("--timeout", type=float, default=900.0, help="seconds per framework worker (default: 900)")
+    return p
+
+
+def _split(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    options = core.Options(paths=args.paths, device=args.device, rules=_split(args.rules),
+                           frameworks=_split(args.frameworks), allow_missing=args.allow_missing,
+                           jobs=args.jobs, timeout=args.timeout, keep=args.keep)
+    try:
+        result = core.run(options)
+    except core.UsageError as exc:
+        print(f"nanlint harness: error: {exc}", file=sys.stderr)
+        return 2
+    if not result.fixtures:
+        print("nanlint harness: error: no fixtures found under "
+              + ", ".join(map(str, options.paths or [core.default_fixture_dir()])), file=sys.stderr)
+        return 2
+    sys.stdout.write(report.table(result))
+    for f in result.fixtures:
+        if f.skipped:
+            print(f"nanlint harness: WARNING: {f.id} skipped: {f.skipped}", file=sys.stderr)
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(report.dumps(result))
+    return 0 if result.ok else 1

@@ -1,0 +1,554 @@
+"""The fixture harness: discover fixtures, fix copies with nanlint itself, run unfixed and
+fixed in one subprocess per framework, and judge the results.
+
+Only the standard library is imported here; the frameworks are imported by the worker
+(:mod:`nanlint.harness.runner`) in its own process.  nanlint is run as a program
+(``sys.executable -m nanlint``), exactly as a user runs it.
+"""
+
+from __future__ import annotations
+
+import ast
+import concurrent.futures as futures
+import datetime
+import difflib
+import importlib.util
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+FRAMEWORKS = ("tensorflow", "keras", "torch", "jax")
+# One worker process per group: Keras 3 runs on the TensorFlow backend, so the two
+# share a process (TensorFlow's import alone costs ~5 s).
+GROUP = {"tensorflow": "tensorflow", "keras": "tensorflow", "torch": "torch", "jax": "jax"}
+REQUIRES = {"tensorflow": ("tensorflow",), "keras": ("keras", "tensorflow"), "torch": ("torch",),
+            "jax": ("jax", "jaxlib")}
+DEFAULT_TOLERANCE = 1e-5
+FIXABLE = ("safe", "unsafe")
+FIXTURE_DIR = re.compile(r"^(NAN\d{3})-([A-Za-z0-9][A-Za-z0-9_-]*)$")
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the directory holding nanlint/
+SKIP_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".pytest_cache", ".hypothesis"}
+
+
+class UsageError(Exception):
+    """A bad path or option: exit 2."""
+
+
+def default_fixture_dir() -> Path:
+    """The repository's ``fixtures/`` (next to the package), else ``./fixtures``."""
+    repo = PACKAGE_ROOT / "fixtures"
+    return repo if repo.is_dir() else Path("fixtures")
+
+
+@dataclass
+class Case:
+    name: str
+    kind: str  # hazard / benign / invalid
+    device: str = "-"
+    unfixed: str = "-"  # "NaN: loss, grad" / "finite" / "error"
+    fixed: str = "-"
+    max_abs_diff: float | None = None
+    ok: bool = False
+    problems: list[str] = field(default_factory=list)
+    raw: dict = field(default_factory=dict)
+
+
+@dataclass
+class Fixture:
+    rule: str
+    slug: str
+    framework: str
+    path: Path
+    mode: str | None = None  # "fix": nanlint's fix is applied; "manual": display-only, compute_manual
+    fixed_path: Path | None = None
+    diff: str = ""
+    errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    skipped: str | None = None
+    device: str = "-"
+    tolerance: float = DEFAULT_TOLERANCE
+    cases: list[Case] = field(default_factory=list)
+    findings_before: list[dict] = field(default_factory=list)
+    findings_after: list[dict] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return f"{self.rule}-{self.slug}/{self.path.name}"
+
+    @property
+    def ok(self) -> bool:
+        return self.skipped is None and not self.errors and bool(self.cases) and all(c.ok for c in self.cases)
+
+    @property
+    def status(self) -> str:
+        if self.skipped is not None:
+            return "skip"
+        return "ok" if self.ok else "FAIL"
+
+
+@dataclass
+class Options:
+    paths: list[Path] = field(default_factory=list)
+    device: str = "cpu"  # cpu / gpu / auto
+    rules: list[str] | None = None
+    frameworks: list[str] | None = None
+    allow_missing: bool = False
+    jobs: int = 0  # 0: one per framework group, at most the CPU count
+    timeout: float = 900.0
+    keep: Path | None = None  # keep the fixed copies here
+
+
+@dataclass
+class Result:
+    fixtures: list[Fixture]
+    frameworks: dict[str, dict]
+    meta: dict
+    seconds: float
+    problems: list[str] = field(default_factory=list)  # run-level failures (a crashed worker)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.fixtures) and not self.problems \
+            and all(f.ok or f.skipped is not None for f in self.fixtures)
+
+
+# --------------------------------------------------------------------------- discovery
+
+def framework_of(path: Path) -> str | None:
+    """``torch.py`` -> torch; ``tensorflow_tf1.py`` (a variant) -> tensorflow."""
+    stem = path.stem
+    if stem in FRAMEWORKS:
+        return stem
+    head = re.split(r"[_-]", stem, maxsplit=1)[0]
+    return head if head in FRAMEWORKS else None
+
+
+def _fixture_files(directory: Path, match: re.Match) -> list[Fixture]:
+    found = []
+    for path in sorted(directory.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        fw = framework_of(path)
+        fixture = Fixture(match.group(1), match.group(2), fw or path.stem, path.resolve())
+        if fw is None:
+            fixture.errors.append(f"unknown framework {path.stem!r}: a fixture file is named "
+                                  f"<framework>.py (or <framework>_<variant>.py), one of {', '.join(FRAMEWORKS)}")
+        found.append(fixture)
+    return found
+
+
+def discover(paths: Iterable[Path]) -> list[Fixture]:
+    """Fixtures under ``paths``: fixture directories (``NAN101-log-softmax/``), files in
+    them, or any directory holding fixture directories (searched recursively)."""
+    found: list[Fixture] = []
+    seen: set[Path] = set()
+
+    def add(items: list[Fixture]) -> None:
+        for f in items:
+            if f.path not in seen:
+                seen.add(f.path)
+                found.append(f)
+
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise UsageError(f"path does not exist: {path}")
+        if path.is_file():
+            match = FIXTURE_DIR.match(path.resolve().parent.name)
+            if match is None or path.suffix != ".py":
+                raise UsageError(f"{path} is not a fixture: fixtures are <CODE>-<name>/<framework>.py "
+                                 f"(e.g. fixtures/NAN101-log-softmax/torch.py)")
+            add([f for f in _fixture_files(path.resolve().parent, match) if f.path == path.resolve()])
+            continue
+        match = FIXTURE_DIR.match(path.resolve().name)
+        if match:
+            add(_fixture_files(path, match))
+            continue
+        for root, dirs, _ in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+            for d in list(dirs):
+                m = FIXTURE_DIR.match(d)
+                if m:
+                    add(_fixture_files(Path(root) / d, m))
+                    dirs.remove(d)
+    return found
+
+
+# --------------------------------------------------------------------------- nanlint
+
+def _env() -> dict[str, str]:
+    """The environment for child processes: nanlint importable even when not installed."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_ROOT), env.get("PYTHONPATH")) if p)
+    env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    return env
+
+
+def nanlint(args: list[str], cwd: Path) -> tuple[int, str, str]:
+    proc = subprocess.run([sys.executable, "-m", "nanlint", *args], cwd=cwd, env=_env(),
+                          capture_output=True, text=True, timeout=600)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def lint_json(paths: list[Path], codes: list[str], cwd: Path) -> tuple[dict[str, list[dict]], str]:
+    """nanlint's JSON findings for ``paths`` (selecting ``codes``), keyed by real path."""
+    if not paths or not codes:
+        return {}, ""
+    rc, out, err = nanlint(["--format", "json", "--isolated", "--exit-zero", "--select", ",".join(codes),
+                            *map(str, paths)], cwd)
+    by_file: dict[str, list[dict]] = {}
+    try:
+        findings = json.loads(out) if out.strip() else []
+    except json.JSONDecodeError:
+        return {}, f"nanlint --format json exited {rc} with unparsable output: {out[:300]} {err[-600:]}"
+    for f in findings:
+        by_file.setdefault(os.path.realpath(f["filename"]), []).append(f)
+    return by_file, err.strip() if rc not in (0, 1) else ""
+
+
+def known_rules() -> tuple[dict[str, str | None] | None, str]:
+    """code -> the rule's best fix applicability, from nanlint's registry."""
+    try:
+        from nanlint.rule import all_rules
+
+        return {r.code: r.fix for r in all_rules()}, ""
+    except Exception as exc:  # noqa: BLE001 - a rule being written elsewhere may not import
+        return None, f"nanlint's rule registry failed to load: {exc!r}"
+
+
+def _where(f: dict) -> str:
+    return f"line {f['location']['row']}: {f['message']}"
+
+
+def static_phase(fixtures: list[Fixture], work: Path, jobs: int) -> list[str]:
+    """Lint the originals, fix copies with nanlint (one ``--fix`` per rule code), check
+    the copies. Returns run-level notes."""
+    notes: list[str] = []
+    rules, problem = known_rules()
+    if problem:
+        notes.append(problem)
+    live = [f for f in fixtures if not f.errors]
+    for f in live:
+        if rules is not None and f.rule not in rules:
+            f.errors.append(f"rule {f.rule} does not exist in this nanlint (yet): nothing can fix this fixture")
+    live = [f for f in live if not f.errors]
+    codes = sorted({f.rule for f in live})
+    before, err = lint_json([f.path for f in live], codes, work)
+    if err:
+        notes.append(f"nanlint (lint of the originals): {err}")
+    for f in live:
+        f.findings_before = [x for x in before.get(os.path.realpath(f.path), []) if x["code"] == f.rule]
+        if not f.findings_before:
+            f.errors.append(f"nanlint does not report {f.rule} on this fixture: the rule misses the hazard, "
+                            f"or the fixture is not written in the hazardous form")
+        elif any((x.get("fix") or {}).get("applicability") in FIXABLE for x in f.findings_before):
+            f.mode = "fix"
+        else:
+            f.mode = "manual"
+            kinds = sorted({(x.get("fix") or {}).get("applicability") or "no fix" for x in f.findings_before})
+            f.notes.append(f"nanlint's fix is {'/'.join(kinds)}: the fixed side is the fixture's compute_manual")
+
+    to_fix = [f for f in live if f.mode == "fix"]
+    for i, f in enumerate(to_fix):
+        copy = work / "fixed" / f"{i:03d}" / f"{f.rule}-{f.slug}" / f.path.name
+        copy.parent.mkdir(parents=True)
+        shutil.copy2(f.path, copy)
+        f.fixed_path = copy
+
+    def fix(code: str) -> tuple[str, tuple[int, str, str]]:
+        group = [f for f in to_fix if f.rule == code]
+        return code, nanlint(["--fix", "--unsafe-fixes", "--isolated", "--exit-zero", "--select", code,
+                              *(str(f.fixed_path) for f in group)], work)
+
+    with futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for code, (rc, out, err) in pool.map(fix, sorted({f.rule for f in to_fix})):
+            if rc not in (0, 1):
+                for f in to_fix:
+                    if f.rule == code:
+                        f.errors.append(f"nanlint --fix exited {rc}: {err.strip()[-800:]}")
+
+    changed = []
+    for f in to_fix:
+        if f.errors:
+            continue
+        original = f.path.read_text(encoding="utf-8")
+        fixed = f.fixed_path.read_text(encoding="utf-8")
+        if fixed == original:
+            f.errors.append("nanlint --fix --unsafe-fixes did not change the file")
+            continue
+        f.diff = "".join(difflib.unified_diff(original.splitlines(True), fixed.splitlines(True),
+                                              f"a/{f.id}", f"b/{f.id}"))
+        try:
+            ast.parse(fixed, str(f.fixed_path))
+        except SyntaxError as exc:
+            f.errors.append(f"nanlint's fixed copy does not parse: {exc}")
+            continue
+        changed.append(f)
+    after, err = lint_json([f.fixed_path for f in changed], sorted({f.rule for f in changed}), work)
+    if err:
+        notes.append(f"nanlint (lint of the fixed copies): {err}")
+    for f in changed:
+        left = after.get(os.path.realpath(f.fixed_path), [])
+        f.findings_after = [x for x in left if x["code"] == f.rule]
+        fixable = [x for x in f.findings_after if (x.get("fix") or {}).get("applicability") in FIXABLE]
+        parse = [x for x in left if x["code"] == "NAN001"]
+        for x in fixable:
+            f.errors.append(f"a fixable {f.rule} finding is left after --fix: {_where(x)}")
+        for x in parse:
+            f.errors.append(f"nanlint cannot parse its fixed copy: {_where(x)}")
+        rest = [x for x in f.findings_after if x not in fixable]
+        if rest:
+            f.notes.append(f"{len(rest)} display-only {f.rule} finding(s) remain after --fix")
+    return notes
+
+
+# --------------------------------------------------------------------------- judging
+
+def _floats(values: list) -> list[float]:
+    return [float(v) for v in values]  # float("nan"), float("-inf") parse the encoded strings
+
+
+def nonfinite(run: dict) -> list[str]:
+    """``["NaN: loss", "Inf: grad"]``-style names of the outputs that are not finite."""
+    nan = [k for k, o in run["outputs"].items() if o["nan"]]
+    inf = [k for k, o in run["outputs"].items() if o["inf"] and not o["nan"]]
+    return ([f"NaN: {', '.join(nan)}"] if nan else []) + ([f"Inf: {', '.join(inf)}"] if inf else [])
+
+
+def describe(run: dict | None) -> str:
+    if run is None:
+        return "-"
+    if "error" in run:
+        return "error"
+    bad = nonfinite(run)
+    return "; ".join(bad) if bad else "finite"
+
+
+def compare(unfixed: dict, fixed: dict, tolerance: float) -> tuple[float, list[str]]:
+    """Max |fixed - unfixed| over all outputs, and the mismatches (numpy ``allclose``
+    style: |fixed - unfixed| <= tol + tol * |unfixed|, NaN never equal)."""
+    problems: list[str] = []
+    worst = 0.0
+    a_out, b_out = unfixed["outputs"], fixed["outputs"]
+    if set(a_out) != set(b_out):
+        return math.inf, [f"the fixed code returns other outputs: {sorted(b_out)} vs {sorted(a_out)}"]
+    for name in a_out:
+        a, b = a_out[name], b_out[name]
+        if a["shape"] != b["shape"]:
+            problems.append(f"output {name!r} changes shape: {a['shape']} -> {b['shape']}")
+            worst = math.inf
+            continue
+        far = 0
+        for x, y in zip(_floats(a["values"]), _floats(b["values"])):
+            d = abs(y - x) if math.isfinite(x) and math.isfinite(y) else math.inf
+            worst = max(worst, d)
+            if not d <= tolerance + tolerance * abs(x):
+                far += 1
+        if far:
+            problems.append(f"the fix changes benign values of {name!r}: {far} element(s) differ by more than "
+                            f"the tolerance {tolerance:g}")
+    return worst, problems
+
+
+def judge_case(name: str, raw: dict, tolerance: float, has_fixed: bool) -> Case:
+    """One case's verdict from the worker's raw results (``{"unfixed": run, "fixed": run}``)."""
+    kind = "hazard" if name.startswith("hazard") else "benign" if name.startswith("benign") else "invalid"
+    unfixed, fixed = raw.get("unfixed"), raw.get("fixed")
+    case = Case(name, kind, unfixed=describe(unfixed), fixed=describe(fixed), raw=raw)
+    devices = [r["device"] for r in (unfixed, fixed) if r and "device" in r]
+    case.device = " | ".join(dict.fromkeys(devices)) or "-"
+    p = case.problems
+    if kind == "invalid":
+        p.append(f"case name {name!r} must start with 'hazard' or 'benign'")
+    if unfixed is None or "error" in unfixed:
+        p.append("the unfixed code raised:\n" + (unfixed or {}).get("error", "not run"))
+    if fixed is not None and "error" in fixed:
+        p.append("the fixed code raised:\n" + fixed["error"])
+    elif fixed is None and has_fixed:
+        p.append("the fixed code did not run")
+    ok_runs = unfixed is not None and "error" not in unfixed
+    if kind == "hazard" and ok_runs and not nonfinite(unfixed):
+        p.append("proves nothing: the unfixed code is finite on this hazard case (values and gradients); "
+                 "choose inputs that make it NaN/Inf")
+    if kind == "benign" and ok_runs and nonfinite(unfixed):
+        p.append(f"a benign case must be finite unfixed, got {'; '.join(nonfinite(unfixed))}")
+    if fixed is not None and "error" not in fixed:
+        if nonfinite(fixed):
+            p.append(f"still not finite after the fix: {'; '.join(nonfinite(fixed))}")
+        if kind == "benign" and ok_runs:
+            case.max_abs_diff, mismatches = compare(unfixed, fixed, tolerance)
+            p.extend(mismatches)
+        elif kind == "hazard" and ok_runs and set(fixed["outputs"]) != set(unfixed["outputs"]):
+            p.append(f"the fixed code returns other outputs: {sorted(fixed['outputs'])} vs {sorted(unfixed['outputs'])}")
+    if not has_fixed:
+        p.append("no fixed version ran (see the fixture's errors)")
+    case.ok = not p
+    return case
+
+
+def judge_fixture(f: Fixture, raw: dict) -> None:
+    if "error" in raw:
+        f.errors.append(raw["error"])
+    tol = raw.get("tolerance")
+    if isinstance(tol, (int, float)) and math.isfinite(tol) and tol >= 0:
+        f.tolerance = float(tol)
+    elif tol is not None:
+        f.errors.append(f"TOLERANCE must be a non-negative number, got {tol!r}")
+    has_fixed = bool(raw.get("fixed_ran"))
+    f.cases = [judge_case(name, c, f.tolerance, has_fixed) for name, c in raw.get("cases", {}).items()]
+    devices = [c.device for c in f.cases if c.device != "-"]
+    f.device = " | ".join(dict.fromkeys(devices)) or f.device
+    if f.cases or "error" not in raw:
+        kinds = {c.kind for c in f.cases}
+        if "hazard" not in kinds:
+            f.errors.append("the fixture has no hazard* case: it cannot show a NaN disappearing")
+        if "benign" not in kinds:
+            f.errors.append("the fixture has no benign* case: it cannot show the fix keeps values")
+
+
+# --------------------------------------------------------------------------- workers
+
+def available(framework: str) -> str | None:
+    """None when the framework's modules are importable, else why not."""
+    missing = [m for m in REQUIRES[framework] if importlib.util.find_spec(m) is None]
+    return f"{framework} is not installed (no module {', '.join(missing)})" if missing else None
+
+
+def worker_env(group: str, device: str) -> dict[str, str]:
+    env = _env()
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    env["KERAS_BACKEND"] = "tensorflow"  # the protocol: Keras fixtures run on the TensorFlow backend
+    env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"  # several workers may share one GPU
+    if device == "cpu":
+        if group == "jax":
+            env["JAX_PLATFORMS"] = "cpu"
+        if group == "tensorflow":
+            env["CUDA_VISIBLE_DEVICES"] = "-1"  # TensorFlow would otherwise claim every GPU
+    return env
+
+
+def run_worker(group: str, frameworks: list[str], fixtures: list[Fixture], device: str, work: Path,
+               timeout: float) -> dict:
+    job = {"device": device, "frameworks": frameworks,
+           "fixtures": [{"id": f.id, "framework": f.framework, "unfixed": str(f.path),
+                         "fixed": str(f.fixed_path) if f.fixed_path and f.mode == "fix" and not f.errors else None,
+                         "manual": f.mode == "manual"} for f in fixtures]}
+    job_path, out_path = work / f"job-{group}.json", work / f"out-{group}.json"
+    job_path.write_text(json.dumps(job))
+    start = time.monotonic()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "nanlint.harness.runner", str(job_path), str(out_path)],
+                              cwd=work, env=worker_env(group, device), capture_output=True, text=True,
+                              timeout=timeout)
+        rc, err = proc.returncode, proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        tail = exc.stderr.decode("utf-8", "replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+        rc, err = "killed", f"timed out after {timeout:g} s (--timeout)\n{tail}"
+    try:
+        out = json.loads(out_path.read_text())
+    except (OSError, json.JSONDecodeError):
+        out = {"frameworks": {}, "fixtures": {}}
+    out["seconds"] = round(time.monotonic() - start, 2)
+    if rc != 0:
+        out["crash"] = f"the {group} worker exited {rc}: {err.strip()[-1500:]}"
+    return out
+
+
+def run(options: Options) -> Result:
+    start = time.monotonic()
+    paths = options.paths or [default_fixture_dir()]
+    fixtures = discover(paths)
+    if options.rules:
+        wanted = {r.upper() for r in options.rules}
+        fixtures = [f for f in fixtures if f.rule.upper() in wanted]
+    if options.frameworks:
+        unknown = set(options.frameworks) - set(FRAMEWORKS)
+        if unknown:
+            raise UsageError(f"unknown framework(s) {', '.join(sorted(unknown))}; choose from {', '.join(FRAMEWORKS)}")
+        fixtures = [f for f in fixtures if f.framework in options.frameworks]
+    jobs = options.jobs or min(3, os.cpu_count() or 1)
+    frameworks: dict[str, dict] = {}
+    run_notes: list[str] = []
+    problems: list[str] = []
+    work = Path(tempfile.mkdtemp(prefix="nanlint-harness-"))
+    try:
+        run_notes += static_phase(fixtures, work, jobs)
+        runnable = [f for f in fixtures if f.framework in FRAMEWORKS]
+        for fw in sorted({f.framework for f in runnable}):
+            why = available(fw)
+            frameworks[fw] = {"status": "missing", "reason": why} if why else {"status": "pending"}
+            if why:
+                for f in runnable:
+                    if f.framework == fw:
+                        if options.allow_missing:
+                            f.skipped = why
+                        else:
+                            f.errors.append(why + " (pass --allow-missing to skip it)")
+        runnable = [f for f in runnable if frameworks[f.framework]["status"] != "missing"]
+        groups: dict[str, list[Fixture]] = {}
+        for f in runnable:
+            groups.setdefault(GROUP[f.framework], []).append(f)
+
+        def go(group: str) -> tuple[str, dict]:
+            members = groups[group]
+            fws = sorted({f.framework for f in members})
+            return group, run_worker(group, fws, members, options.device, work, options.timeout)
+
+        with futures.ThreadPoolExecutor(max_workers=max(1, min(jobs, len(groups) or 1))) as pool:
+            outs = dict(pool.map(go, sorted(groups)))
+        for group, out in outs.items():
+            for fw, info in out.get("frameworks", {}).items():
+                frameworks[fw] = {"status": "error" if "error" in info else "ran", **info,
+                                  "worker_seconds": out["seconds"]}
+            for f in groups[group]:
+                info = out.get("frameworks", {}).get(f.framework)
+                raw = out.get("fixtures", {}).get(f.id)
+                if raw is not None:
+                    judge_fixture(f, raw)
+                elif info is not None and "error" in info:
+                    f.errors.append(info["error"])
+                elif "error" in out:
+                    f.errors.append(out["error"])
+                else:
+                    f.errors.append(out.get("crash") or "the worker returned nothing for this fixture")
+            if "crash" in out:
+                problems.append(out["crash"])
+        if options.keep is not None:
+            options.keep.mkdir(parents=True, exist_ok=True)
+            for f in fixtures:
+                if f.fixed_path is not None:
+                    dest = options.keep / f"{f.rule}-{f.slug}" / f.path.name
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(f.fixed_path, dest)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    meta = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "nanlint": _nanlint_version(),
+        "device_requested": options.device,
+        "paths": [str(p) for p in paths],
+        "notes": run_notes,
+    }
+    return Result(fixtures, frameworks, meta, round(time.monotonic() - start, 2), problems)
+
+
+def _nanlint_version() -> str:
+    try:
+        from nanlint import __version__
+
+        return __version__
+    except Exception:  # noqa: BLE001
+        return "?"

@@ -1,0 +1,121 @@
+"""The harness's outputs: a table on stdout and a JSON report."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from nanlint.harness.core import Fixture, Result
+
+COLUMNS = ("status", "rule", "framework", "device", "case", "unfixed", "fixed", "max benign diff")
+
+
+def _diff(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return "inf" if math.isinf(value) else f"{value:.2g}"
+
+
+def rows(result: Result) -> list[tuple[str, ...]]:
+    out = []
+    for f in result.fixtures:
+        fw = f.framework + (f" ({f.path.stem})" if f.path.stem != f.framework else "")
+        if not f.cases:
+            out.append((f.status, f.rule, fw, f.device, "-", "-", "-", "-"))
+        for c in f.cases:
+            status = "skip" if f.skipped else "ok" if c.ok and f.ok else "FAIL" if not c.ok else "ok*"
+            out.append((status, f.rule, fw, c.device, c.name, c.unfixed, c.fixed, _diff(c.max_abs_diff)))
+    return out
+
+
+def table(result: Result) -> str:
+    """The table, then every failure's reasons, then a summary line."""
+    body = [COLUMNS, *rows(result)]
+    widths = [max(len(r[i]) for r in body) for i in range(len(COLUMNS))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in body]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    failed = [f for f in result.fixtures if not f.ok and f.skipped is None]
+    skipped = [f for f in result.fixtures if f.skipped is not None]
+    if skipped:
+        lines += ["", "SKIPPED (--allow-missing):"]
+        for why in sorted({f.skipped for f in skipped}):
+            n = sum(1 for f in skipped if f.skipped == why)
+            lines.append(f"  {why}: {n} fixture(s) NOT verified")
+    if failed:
+        lines += ["", "FAILURES:"]
+        for f in failed:
+            lines.append(f"  {f.id} ({f.framework}):")
+            for e in f.errors:
+                lines += ["    - " + line if i == 0 else "      " + line for i, line in enumerate(e.splitlines())]
+            for c in f.cases:
+                for p in c.problems:
+                    lines += [f"    - {c.name}: " + line if i == 0 else "      " + line
+                              for i, line in enumerate(p.splitlines())]
+    for p in result.problems:
+        lines += ["", "PROBLEM: " + p]
+    for n in result.meta.get("notes", []):
+        lines += ["", "note: " + n]
+    cases = sum(len(f.cases) for f in result.fixtures)
+    fws = ", ".join(f"{name} {info.get('versions', {}).get(name, '')} on {info.get('device', info['status'])}".strip()
+                    for name, info in sorted(result.frameworks.items()))
+    lines += ["", f"{len(result.fixtures)} fixtures, {cases} cases: {len(failed)} failed, {len(skipped)} skipped"
+                  f" ({result.seconds:g} s; {fws or 'no framework ran'})",
+              "PASSED" if result.ok else "FAILED"]
+    return "\n".join(lines) + "\n"
+
+
+def fixture_dict(f: Fixture) -> dict:
+    return {
+        "id": f.id,
+        "rule": f.rule,
+        "name": f.slug,
+        "framework": f.framework,
+        "path": str(f.path),
+        "status": f.status,
+        "ok": f.ok,
+        "skipped": f.skipped,
+        "mode": f.mode,
+        "device": f.device,
+        "tolerance": f.tolerance,
+        "errors": f.errors,
+        "notes": f.notes,
+        "fix_diff": f.diff,
+        "findings_before": [{"row": x["location"]["row"], "message": x["message"],
+                             "fix": (x.get("fix") or {}).get("applicability")} for x in f.findings_before],
+        "findings_after": [{"row": x["location"]["row"], "message": x["message"],
+                            "fix": (x.get("fix") or {}).get("applicability")} for x in f.findings_after],
+        "cases": [{
+            "case": c.name,
+            "kind": c.kind,
+            "ok": c.ok,
+            "device": c.device,
+            "unfixed": c.unfixed,
+            "fixed": c.fixed,
+            "max_abs_diff": None if c.max_abs_diff is None else
+            (c.max_abs_diff if math.isfinite(c.max_abs_diff) else "inf"),
+            "problems": c.problems,
+            "outputs": {side: run.get("outputs") if run and "outputs" in run else run
+                        for side, run in c.raw.items()},
+        } for c in f.cases],
+    }
+
+
+def to_json(result: Result) -> dict:
+    return {
+        "ok": result.ok,
+        "seconds": result.seconds,
+        **result.meta,
+        "frameworks": result.frameworks,
+        "problems": result.problems,
+        "summary": {
+            "fixtures": len(result.fixtures),
+            "cases": sum(len(f.cases) for f in result.fixtures),
+            "failed": sum(1 for f in result.fixtures if not f.ok and f.skipped is None),
+            "skipped": sum(1 for f in result.fixtures if f.skipped is not None),
+        },
+        "fixtures": [fixture_dict(f) for f in result.fixtures],
+    }
+
+
+def dumps(result: Result) -> str:
+    return json.dumps(to_json(result), indent=1, allow_nan=False) + "\n"
