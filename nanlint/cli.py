@@ -180,5 +180,15 @@ def rule_cmd(code: str | None, show_all: bool) -> None:
     click.echo(page.text, nl=False)
 
 
+@main.command("verify", add_help_option=False,
+              context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def verify_cmd(args) -> None:
+    """Prove the fixes by execution: run the fixture harness (`nanlint verify --help`)."""
+    from nanlint.harness.cli import main as harness_main  # lazy: the linter never imports the harness
+
+    sys.exit(harness_main(list(args)))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -9,9 +9,9 @@ from pathlib import Path
 from nanlint.harness import core, report
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(prog: str = "python -m nanlint.harness") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m nanlint.harness",
+        prog=prog,
         description="Prove nanlint's fixes by execution: fix a copy of every fixture with nanlint, run the "
                     "unfixed and fixed code (one process per framework), and check that hazard cases are "
                     "NaN/Inf unfixed and finite fixed, and that benign cases keep their values.")
@@ -36,7 +36,7 @@ def _split(value: str | None) -> list[str] | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args = parser("nanlint verify" if argv is not None else "python -m nanlint.harness").parse_args(argv)
     options = core.Options(paths=args.paths, device=args.device, rules=_split(args.rules),
                            frameworks=_split(args.frameworks), allow_missing=args.allow_missing,
                            jobs=args.jobs, timeout=args.timeout, keep=args.keep)
