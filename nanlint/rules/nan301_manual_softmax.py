@@ -1,0 +1,90 @@
+"""NAN301 manual-softmax: ``exp(x) / sum(exp(x), axis)`` -> ``softmax(x, axis)``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from nanlint import fixes
+from nanlint import ops as o
+from nanlint.context import FileContext, OpCall, Resolved
+from nanlint.rule import Rule
+from nanlint.rules._shapes import Division, divisions, int_literal, is_true, same
+
+
+def _shifted(ctx: FileContext, expr: cst.BaseExpression, scope) -> bool:
+    """``x - something`` (inline or through a name): the stabilized ``exp(x - max(x))``."""
+    value = ctx.resolve(expr, scope).expr
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Subtract):
+        return True
+    call = ctx.op_call(value, scope)
+    return call is not None and call.op == o.SUBTRACT
+
+
+class ManualSoftmax(Rule):
+    code = "NAN301"
+    name = "manual-softmax"
+    summary = "exp(x) / sum(exp(x)) overflows: use softmax"
+    fix = fixes.SAFE
+    needs = ("exp",)
+
+    def check(self, ctx: FileContext) -> None:
+        for div in divisions(ctx):
+            num = ctx.op_of(div.num, div.scope, o.EXP)
+            if num is None:
+                continue
+            den = ctx.op_of(div.den, div.scope, o.SUM)
+            if den is None:
+                continue
+            exp, r_num = num
+            total, r_den = den
+            inner = ctx.op_of(total.x, r_den.scope, o.EXP)
+            if inner is None:
+                continue
+            exp2, r_inner = inner
+            if exp.x is None or not (exp2.node is exp.node or same(exp.x, exp2.x)):
+                continue
+            if _shifted(ctx, exp.x, r_num.scope):
+                continue
+            message = ("exp(x) / sum(exp(x)) overflows to inf/inf = NaN once x > ~88 (float32) "
+                       "and gives 0/0 when every exp underflows; use softmax(x, axis)")
+            ctx.report(div.node, message, self.make_fix(ctx, div, exp, total, (r_num, r_den, r_inner)))
+
+    @staticmethod
+    def make_fix(ctx: FileContext, div: Division, exp: OpCall, total: OpCall,
+                 resolved: tuple[Resolved, ...]) -> fixes.Fix:
+        axis = total.value("axis")
+        axis_value = int_literal(axis)
+        if axis is None:
+            return fixes.Fix(fixes.DISPLAY_ONLY, "Replace with softmax(x, axis): the sum runs over all "
+                                                 "elements, choose the axis")
+        if axis_value is None:
+            return fixes.Fix(fixes.DISPLAY_ONLY, "Replace with softmax(x, axis)")
+        if not (is_true(total.value("keepdims")) or axis_value == 0):
+            return fixes.Fix(fixes.DISPLAY_ONLY,
+                             "Replace with softmax(x, axis) (the sum drops its axis, so the division "
+                             "broadcasts it against the trailing axis: equal to softmax only for 1-D x)")
+        message = "Replace with softmax"
+        if any(r.scope is not div.scope for r in resolved):
+            return fixes.Fix(fixes.DISPLAY_ONLY, message)
+        axis_arg = total.args["axis"]
+        x = exp.x
+        assert x is not None
+        method = exp.framework.methods.get(o.SOFTMAX) if exp.is_method else None
+        imports: list[fixes.Import] = []
+        if method is not None and method.op == o.SOFTMAX:
+            keyword = None if axis_arg.keyword is None else method.keyword_for("axis")
+            new: cst.BaseExpression = fixes.call(cst.Attribute(fixes.parenthesize(x), cst.Name("softmax")),
+                                                 [fixes.arg(axis, keyword)])
+        else:
+            spelling = ctx.spell(exp.framework, o.SOFTMAX, div.scope, prefer=(exp.node.func, total.node.func))
+            if spelling is None:
+                return fixes.Fix(fixes.DISPLAY_ONLY, message)
+            func, target, imports = spelling
+            keyword = target.keyword_for("axis")
+            if keyword is None:
+                return fixes.Fix(fixes.DISPLAY_ONLY, message)
+            x_arg = fixes.arg(x.with_changes(lpar=[], rpar=[]) if getattr(x, "lpar", None) else x)
+            new = fixes.call(func, [x_arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                                    fixes.arg(axis, keyword)])
+        crossed = any(r.crossed_statements for r in resolved)
+        return fixes.Fix(fixes.UNSAFE if crossed else fixes.SAFE, message, [(div.node, new)], imports)

@@ -1,0 +1,82 @@
+"""NAN401 masked-mean: ``sum(x * m) / sum(m)`` is 0/0 = NaN when the mask is empty."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from nanlint import fixes
+from nanlint import ops as o
+from nanlint.context import FileContext
+from nanlint.rule import Rule
+from nanlint.rules._shapes import Division, code, divisions, same
+
+
+def _factors(ctx: FileContext, expr: cst.BaseExpression, scope) -> tuple[cst.BaseExpression, ...]:
+    """The operands of a product ``a * b`` / ``multiply(a, b)`` (through a name), else ()."""
+    value = ctx.resolve(expr, scope)
+    e = value.expr
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Multiply):
+        return (e.left, e.right)
+    call = ctx.op_call(e, value.scope)
+    if call is not None and call.op == o.MULTIPLY and call.x is not None and call.has("y"):
+        return (call.x, call.value("y"))  # type: ignore[return-value]
+    return ()
+
+
+def _text(ctx: FileContext, expr: cst.BaseExpression, tight: bool) -> str:
+    text = ctx.code(expr)
+    atomic = fixes.is_atomic(expr)
+    if tight and not atomic:
+        return f"({text})"
+    return text
+
+
+class MaskedMean(Rule):
+    code = "NAN401"
+    name = "masked-mean"
+    summary = "sum(x * mask) / sum(mask) is NaN for an empty mask: guard the division"
+    fix = fixes.UNSAFE
+    needs = ("sum",)
+
+    def check(self, ctx: FileContext) -> None:
+        for div in divisions(ctx):
+            den = ctx.op_of(div.den, div.scope, o.SUM)
+            if den is None:
+                continue
+            total, r_den = den
+            mask = total.x
+            num = ctx.op_of(div.num, div.scope, o.SUM)
+            if mask is None or num is None:
+                continue
+            weighted, r_num = num
+            if weighted.x is None:
+                continue
+            if not any(same(f, mask) for f in _factors(ctx, weighted.x, r_num.scope)):
+                continue
+            message = ("sum(x * mask) / sum(mask) is 0/0 = NaN (value and gradient) when the mask is "
+                       "empty (a batch of padding, a class absent from the batch); guard the division")
+            ctx.report(div.node, message, self.make_fix(ctx, div, total))
+
+    @staticmethod
+    def make_fix(ctx: FileContext, div: Division, total) -> fixes.Fix:
+        framework = total.framework
+        if framework.name in ("tensorflow", "keras"):
+            spelling = ctx.spell(framework, o.DIVIDE_NO_NAN, div.scope, prefer=(total.node.func,))
+            if spelling is None:
+                return fixes.Fix(fixes.DISPLAY_ONLY, "Use divide_no_nan")
+            func, _, imports = spelling
+            new = fixes.call(func, [fixes.arg(div.num).with_changes(
+                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), fixes.arg(div.den)])
+            return fixes.Fix(fixes.UNSAFE, "Use divide_no_nan (0 for an empty mask)", [(div.node, new)], imports)
+        spelling = ctx.spell(framework, o.WHERE, div.scope, prefer=(total.node.func,))
+        message = "Guard with where(d != 0, n / where(d != 0, d, 1), 0)"
+        if spelling is None:
+            return fixes.Fix(fixes.DISPLAY_ONLY, message)
+        func, _, imports = spelling
+        where = ctx.code(func)
+        n, d = _text(ctx, div.num, True), _text(ctx, div.den, True)
+        try:
+            new = code(f"{where}({d} != 0, {n} / {where}({d} != 0, {ctx.code(div.den)}, 1), 0)")
+        except cst.ParserSyntaxError:  # pragma: no cover - the parts come from parsed code
+            return fixes.Fix(fixes.DISPLAY_ONLY, message)
+        return fixes.Fix(fixes.UNSAFE, message, [(div.node, new)], imports)

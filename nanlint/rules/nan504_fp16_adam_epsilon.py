@@ -1,0 +1,152 @@
+"""NAN504 fp16-adam-epsilon: an Adam-family optimizer at its default epsilon on
+float16 parameters (``model.half()``, ``dtype=tf.float16`` variables,
+``set_floatx('float16')``): the epsilon rounds to 0 (1e-8) or to a subnormal (1e-7)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from nanlint import fixes
+from nanlint import ops as o
+from nanlint.context import FileContext, OpCall
+from nanlint.resolve import Scope
+from nanlint.rule import Rule
+from nanlint.rules._shapes import keyword_arg, normalized
+from nanlint.values import number
+
+FLOAT16_TINY = 6.103515625e-05  # float16's smallest normal number; below it, precision is lost, 1e-8 -> 0
+FIXED_EPSILON = "1e-4"
+_ROOTS = ("tensorflow", "torch", "jax", "numpy", "keras", "ml_dtypes")
+_SET_FLOATX = frozenset({"tensorflow.keras.backend.set_floatx", "keras.backend.set_floatx",
+                         "keras.config.set_floatx", "tensorflow.compat.v1.keras.backend.set_floatx"})
+_TF_VARIABLES = frozenset({"tensorflow.Variable", "tensorflow.compat.v1.Variable", "tensorflow.compat.v2.Variable",
+                           "tensorflow.compat.v1.get_variable"})
+_TREE_MAPS = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
+
+
+class Fp16AdamEpsilon(Rule):
+    code = "NAN504"
+    name = "fp16-adam-epsilon"
+    summary = "Adam's default epsilon underflows in float16: use epsilon=1e-4"
+    fix = fixes.UNSAFE
+    needs = ("float16", "half")
+
+    def check(self, ctx: FileContext) -> None:
+        evidence = _Evidence(ctx)
+        for call in ctx.calls(o.ADAM_OPTIMIZER):
+            if any(a.star for a in call.node.args):
+                continue  # epsilon may come from **kwargs
+            eps = call.value("epsilon")
+            value = number(eps) if eps is not None else None
+            if eps is not None and (value is None or value >= FLOAT16_TINY):
+                continue
+            why = evidence.float16_params(call)
+            if why is None:
+                continue
+            shown = "the default epsilon" if eps is None else f"epsilon={ctx.code(eps)}"
+            ctx.report(call.node,
+                       f"{shown} of an Adam-family optimizer on float16 parameters ({why}): in float16 1e-8 "
+                       "is 0 and 1e-7 a subnormal, so m / (sqrt(v) + eps) divides by ~0 once v underflows "
+                       "and the step is inf/NaN or huge; use epsilon 1e-4",
+                       self.make_fix(call))
+
+    @staticmethod
+    def make_fix(call: OpCall) -> fixes.Fix:
+        keyword = call.fn.keyword_for("epsilon")
+        message = f"Set {keyword or 'epsilon'}={FIXED_EPSILON}"
+        new_value = cst.Float(FIXED_EPSILON)
+        if call.has("epsilon"):
+            return fixes.Fix(fixes.UNSAFE, message, [(call.value("epsilon"), new_value)])
+        if keyword is None:
+            return fixes.Fix(fixes.DISPLAY_ONLY, message)
+        args = list(call.node.args)
+        new_arg = fixes.arg(new_value, keyword)
+        if args:
+            last = args[-1]
+            new_arg = new_arg.with_changes(comma=last.comma)
+            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        args.append(new_arg)
+        return fixes.Fix(fixes.UNSAFE, message, [(call.node, call.node.with_changes(args=args))])
+
+
+class _Evidence:
+    """Where the file makes parameters float16."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self.tf_global: str | None = None  # set_floatx / float16 variables
+        self.jax_global: str | None = None  # a params pytree cast to float16
+        self.torch_global: str | None = None  # torch.set_default_dtype(torch.float16)
+        self.torch_models: dict[str, str] = {}  # normalized receiver -> the call that casts it
+        for node, scope in ctx.index.calls:
+            func = node.func
+            qual = ctx.index.qualname(func, scope)
+            if qual in _SET_FLOATX and node.args and self.is_float16(node.args[0].value, scope):
+                self.tf_global = self.tf_global or f"{ctx.code(node)} on line {ctx.line_of(node)}"
+            elif qual in _TF_VARIABLES:
+                dtype = keyword_arg(node, "dtype")
+                if dtype is not None and self.is_float16(dtype.value, scope):
+                    self.tf_global = self.tf_global or f"a float16 variable on line {ctx.line_of(node)}"
+            elif qual == "torch.set_default_dtype" and node.args and self.is_float16(node.args[0].value, scope):
+                self.torch_global = f"{ctx.code(node)} on line {ctx.line_of(node)}"
+            elif qual in _TREE_MAPS and any(self.mentions_float16(a.value, scope) for a in node.args):
+                self.jax_global = self.jax_global or f"a pytree cast to float16 on line {ctx.line_of(node)}"
+            elif isinstance(func, cst.Attribute) and self.casts_to_float16(node, scope):
+                self.torch_models.setdefault(normalized(func.value), f"`{ctx.code(node)}` on line {ctx.line_of(node)}")
+
+    def casts_to_float16(self, node: cst.Call, scope: Scope) -> bool:
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return False
+        if func.attr.value == "half" and not node.args:
+            return True
+        if func.attr.value in ("to", "type"):
+            return any(self.is_float16(a.value, scope) for a in node.args
+                       if a.keyword is None or a.keyword.value in ("dtype", "dst_type"))
+        return False
+
+    def is_float16(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        if isinstance(expr, cst.SimpleString):
+            return expr.evaluated_value in ("float16", "half")
+        qual = self.ctx.index.qualname(expr, scope)
+        return qual is not None and qual.split(".")[0] in _ROOTS and qual.rsplit(".", 1)[-1] in ("float16", "half")
+
+    def mentions_float16(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        found = False
+        outer = self
+
+        class _V(cst.CSTVisitor):
+            def visit_Attribute(self, node: cst.Attribute) -> bool:
+                nonlocal found
+                found = found or outer.is_float16(node, scope)
+                return not found
+
+            def visit_SimpleString(self, node: cst.SimpleString) -> None:
+                nonlocal found
+                found = found or outer.is_float16(node, scope)
+
+        expr.visit(_V())
+        return found
+
+    def float16_params(self, call: OpCall) -> str | None:
+        name = call.framework.name
+        if name in ("tensorflow", "keras"):
+            return self.tf_global
+        if name == "jax":
+            return self.jax_global
+        if name != "torch":
+            return None
+        params = call.node.args[0].value if call.node.args and call.node.args[0].keyword is None else None
+        if params is None:
+            kw = keyword_arg(call.node, "params")
+            params = kw.value if kw is not None else None
+        if isinstance(params, cst.Call) and isinstance(params.func, cst.Attribute) \
+                and params.func.attr.value in ("parameters", "named_parameters"):
+            model = params.func.value
+            why = self.torch_models.get(normalized(model))
+            if why is not None:
+                return why
+            value = self.ctx.resolve(model, call.scope).expr  # model = Net().half()
+            if isinstance(value, cst.Call) and self.casts_to_float16(value, call.scope):
+                return f"`{self.ctx.code(value)}`"
+        return self.torch_global
