@@ -9,6 +9,8 @@ from typing import Sequence
 import libcst as cst
 
 from nanlint import fixes as fixes_mod
+from nanlint import noqa as noqa_mod
+from nanlint.noqa import noqa_codes  # noqa: F401 - re-exported; parsing lives in nanlint/noqa.py
 from nanlint.context import FileContext, RawFinding
 from nanlint.rule import Rule
 
@@ -34,6 +36,8 @@ class Finding:
     fix_applicability: str | None = None
     fix_message: str | None = None
     edits: list[Edit] = field(default_factory=list)
+    snippet: str = ""  # the flagged source text (baseline fingerprints)
+    cell: int | None = None  # notebooks: the cell number (rows are then within the cell)
 
     @property
     def noqa_row(self) -> int:
@@ -51,6 +55,7 @@ class FileResult:
     path: str
     findings: list[Finding] = field(default_factory=list)
     fixed: int = 0  # fixes applied
+    fixed_codes: dict[str, int] = field(default_factory=dict)  # code -> fixes applied
     fixed_source: bytes | None = None  # new content when fixes changed it
     error: str | None = None  # a one-line error (the file could not be read or fixed)
 
@@ -95,19 +100,6 @@ def _python_reason(source) -> str | None:
     return None
 
 
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[\w-]+(?:[\s,]+[\w-]+)*))?", re.IGNORECASE)
-
-
-def noqa_codes(line: str) -> set[str] | None:
-    """None: no noqa; empty set: a blanket ``# noqa``; else the codes/names listed."""
-    m = _NOQA.search(line)
-    if m is None:
-        return None
-    codes = m.group("codes")
-    if not codes:
-        return set()
-    return {c.strip().upper() for c in re.split(r"[\s,]+", codes) if c.strip()}
-
 
 class Linter:
     def __init__(self, rules: Sequence[Rule], settings: dict | None = None) -> None:
@@ -125,15 +117,7 @@ class Linter:
             rule.check(ctx)
         ctx._rule = None
         raw = self._drop_superseded(ctx, ctx.findings)
-        lines = text.splitlines()
-        kept = []
-        for f in raw:
-            row = ctx.positions[f.node].start.line
-            codes = noqa_codes(lines[row - 1]) if 0 < row <= len(lines) else None
-            if codes is not None and (not codes or f.code in codes or f.name.upper() in codes):
-                continue
-            kept.append(f)
-        return ctx, kept
+        return ctx, noqa_mod.apply(ctx, raw, self.rules, text)
 
     @staticmethod
     def _drop_superseded(ctx: FileContext, raw: list[RawFinding]) -> list[RawFinding]:
@@ -158,7 +142,8 @@ class Linter:
     def _to_finding(self, ctx: FileContext, f: RawFinding) -> Finding:
         r = ctx.positions[f.node]
         finding = Finding(f.code, f.name, f.message, ctx.path,
-                          (r.start.line, r.start.column + 1), (r.end.line, r.end.column + 1))
+                          (r.start.line, r.start.column + 1), (r.end.line, r.end.column + 1),
+                          snippet=ctx.module.code_for_node(f.node))
         if f.fix is not None:
             finding.fix_applicability = f.fix.applicability
             finding.fix_message = f.fix.message
@@ -179,12 +164,17 @@ class Linter:
 
     # --- public -----------------------------------------------------------------
     def lint_source(self, source: bytes, path: str) -> FileResult:
+        if path.endswith(".ipynb"):
+            from nanlint import notebook
+            return notebook.lint(self, source, path)
         result = FileResult(path)
         try:
             module = parse(source)
         except Exception as exc:  # noqa: BLE001 - any parser failure is a finding
             exc._source = source  # type: ignore[attr-defined]
-            if self.check_parse:
+            directive = noqa_mod.file_directive(source)
+            if self.check_parse and not (directive and noqa_mod.matches(directive, *PARSE_ERROR)) \
+                    and directive != noqa_mod.ALL:
                 message, pos = parse_error_message(exc)
                 result.findings.append(Finding(*PARSE_ERROR, message, path, pos, pos))
             return result
@@ -194,11 +184,15 @@ class Linter:
 
     def fix_source(self, source: bytes, path: str, unsafe: bool) -> FileResult:
         """Apply fixes pass after pass until none applies; every pass must re-parse."""
+        if path.endswith(".ipynb"):
+            from nanlint import notebook
+            return notebook.fix(self, source, path, unsafe)
         try:
             module = parse(source)
         except Exception:  # noqa: BLE001
             return self.lint_source(source, path)
         applied = 0
+        applied_codes: dict[str, int] = {}
         for _ in range(MAX_FIX_PASSES):
             ctx, raw = self.run_rules(module, module.code, path)
             chosen = self._non_overlapping(ctx, [f for f in raw if f.fix is not None
@@ -219,6 +213,8 @@ class Linter:
                 break
             module = reparsed
             applied += len(chosen)
+            for f in chosen:
+                applied_codes[f.code] = applied_codes.get(f.code, 0) + 1
         else:
             result = self.lint_source(source, path)
             result.error = f"fixes did not reach a fixpoint after {MAX_FIX_PASSES} passes; file left unchanged"
@@ -226,6 +222,7 @@ class Linter:
         final = module.bytes
         result = self.lint_source(final, path)
         result.fixed = applied
+        result.fixed_codes = applied_codes
         if final != source:
             result.fixed_source = final
         return result
