@@ -1,0 +1,242 @@
+"""The fixture harness: every fixture under fixtures/ passes on CPU, and the harness
+rejects fixtures that prove nothing or whose fix changes values.
+
+The harness is run once per module (one worker process per framework, never one per
+case); the per-fixture tests read its JSON report.  A framework that is not installed
+fails the test when ``CI`` is set (CI installs all of them) and skips it otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from nanlint.harness import core, report
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+IN_CI = bool(os.environ.get("CI"))
+
+
+def _fixture_ids() -> list[str]:
+    if not FIXTURES.is_dir():
+        return []
+    return sorted(f"{d.name}/{p.name}" for d in FIXTURES.iterdir() if d.is_dir() and core.FIXTURE_DIR.match(d.name)
+                  for p in d.glob("*.py") if not p.name.startswith("_"))
+
+
+def _harness(*args: str, cwd: Path = ROOT) -> tuple[int, str, str]:
+    proc = subprocess.run([sys.executable, "-m", "nanlint.harness", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=1800)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def _missing_or_skip(why: str) -> None:
+    if IN_CI:
+        pytest.fail(f"CI installs every framework, but: {why}")
+    pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def cpu_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("harness") / "report.json"
+    rc, stdout, stderr = _harness("--device", "cpu", "--allow-missing", "--json", str(out), str(FIXTURES))
+    assert out.is_file(), f"the harness wrote no report (exit {rc}):\n{stdout}\n{stderr}"
+    return rc, stdout, json.loads(out.read_text())
+
+
+def _problems(entry: dict) -> str:
+    lines = list(entry["errors"])
+    for c in entry["cases"]:
+        lines += [f"{c['case']}: {p}" for p in c["problems"]]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("fixture_id", _fixture_ids())
+def test_fixture_passes_on_cpu(cpu_report, fixture_id):
+    _, _, data = cpu_report
+    entry = next((f for f in data["fixtures"] if f["id"] == fixture_id), None)
+    assert entry is not None, f"the harness did not discover {fixture_id}"
+    if entry["skipped"]:
+        _missing_or_skip(entry["skipped"])
+    assert entry["ok"], f"{fixture_id} failed:\n{_problems(entry)}"
+    hazards = [c for c in entry["cases"] if c["kind"] == "hazard"]
+    benign = [c for c in entry["cases"] if c["kind"] == "benign"]
+    assert hazards and benign
+    for c in hazards:
+        assert c["unfixed"] != "finite" and c["fixed"] == "finite", c
+    for c in benign:
+        assert c["unfixed"] == c["fixed"] == "finite" and c["max_abs_diff"] is not None, c
+    assert all(c["device"].startswith("cpu") for c in entry["cases"]), [c["device"] for c in entry["cases"]]
+    if entry["mode"] == "fix":
+        assert entry["fix_diff"], "the fixed copy must differ from the fixture"
+
+
+def test_run_report_is_consistent(cpu_report):
+    rc, stdout, data = cpu_report
+    assert (rc == 0) == data["ok"], stdout
+    assert data["device_requested"] == "cpu" and data["python"] and data["date"]
+    assert data["summary"]["fixtures"] == len(_fixture_ids())
+    for name, info in data["frameworks"].items():
+        if info["status"] == "ran":
+            assert info["versions"][name], info
+    assert ("PASSED" if data["ok"] else "FAILED") in stdout
+
+
+# --------------------------------------------------------------------------- the harness's own logic
+
+def _run(value, nan=0, inf=0, shape=()):
+    values = value if isinstance(value, list) else [value]
+    enc = [v if math.isfinite(v) else ("nan" if math.isnan(v) else "inf" if v > 0 else "-inf") for v in values]
+    return {"device": "cpu (test)", "outputs": {"loss": {"shape": list(shape), "dtype": "float32",
+                                                         "nan": sum(math.isnan(v) for v in values),
+                                                         "inf": sum(math.isinf(v) for v in values),
+                                                         "values": enc}}}
+
+
+def test_finite_hazard_case_proves_nothing():
+    case = core.judge_case("hazard_big_logits", {"unfixed": _run(1.0), "fixed": _run(1.0)}, 1e-5, True)
+    assert not case.ok
+    assert any("proves nothing" in p for p in case.problems)
+
+
+def test_hazard_must_be_finite_after_fix():
+    case = core.judge_case("hazard_x", {"unfixed": _run(math.nan), "fixed": _run(-math.inf)}, 1e-5, True)
+    assert not case.ok and any("still not finite" in p for p in case.problems)
+    good = core.judge_case("hazard_x", {"unfixed": _run(math.nan), "fixed": _run(3.0)}, 1e-5, True)
+    assert good.ok and good.unfixed == "NaN: loss" and good.fixed == "finite"
+
+
+def test_fix_that_changes_benign_values_is_rejected():
+    case = core.judge_case("benign_x", {"unfixed": _run([1.0, 2.0], shape=(2,)),
+                                        "fixed": _run([1.0, 2.5], shape=(2,))}, 1e-5, True)
+    assert not case.ok and case.max_abs_diff == pytest.approx(0.5)
+    assert any("changes benign values" in p for p in case.problems)
+    close = core.judge_case("benign_x", {"unfixed": _run([1.0, 2.0], shape=(2,)),
+                                         "fixed": _run([1.0, 2.0 + 1e-6], shape=(2,))}, 1e-5, True)
+    assert close.ok and close.max_abs_diff == pytest.approx(1e-6)
+
+
+def test_benign_case_must_be_finite_and_names_must_say_their_kind():
+    assert not core.judge_case("benign_x", {"unfixed": _run(math.inf), "fixed": _run(1.0)}, 1e-5, True).ok
+    odd = core.judge_case("edge_x", {"unfixed": _run(1.0), "fixed": _run(1.0)}, 1e-5, True)
+    assert not odd.ok and any("must start with" in p for p in odd.problems)
+    unfixed_only = core.judge_case("hazard_x", {"unfixed": _run(math.nan)}, 1e-5, False)
+    assert not unfixed_only.ok
+
+
+def test_discovery(tmp_path):
+    (tmp_path / "a" / "NAN101-log-softmax").mkdir(parents=True)
+    (tmp_path / "a" / "NAN101-log-softmax" / "torch.py").write_text("")
+    (tmp_path / "a" / "NAN101-log-softmax" / "tensorflow_tf1.py").write_text("")
+    (tmp_path / "a" / "NAN101-log-softmax" / "pytorch.py").write_text("")
+    (tmp_path / "a" / "NAN101-log-softmax" / "_helpers.py").write_text("")
+    (tmp_path / "notes").mkdir()
+    found = {f.path.name: f for f in core.discover([tmp_path])}
+    assert set(found) == {"torch.py", "tensorflow_tf1.py", "pytorch.py"}
+    assert found["tensorflow_tf1.py"].framework == "tensorflow" and not found["torch.py"].errors
+    assert "unknown framework" in found["pytorch.py"].errors[0]
+    single = core.discover([tmp_path / "a" / "NAN101-log-softmax" / "torch.py"])
+    assert [f.path.name for f in single] == ["torch.py"]
+    with pytest.raises(core.UsageError):
+        core.discover([tmp_path / "nope"])
+
+
+def test_repo_fixtures_cover_every_framework():
+    for rule_dir in ("NAN101-log-softmax", "NAN102-log-sigmoid"):
+        assert {p.stem for p in (FIXTURES / rule_dir).glob("*.py")} >= set(core.FRAMEWORKS)
+
+
+GOOD_TORCH = '''
+import torch
+import torch.nn.functional as F
+
+CASES = {{
+    "hazard_saturated": {{"logits": [{hazard}]}},
+    "benign_small": {{"logits": [0.5, -1.0, 2.0]}},
+}}
+
+
+def loss(z):
+    return -torch.log(F.softmax(z, dim=0))[0]
+
+
+def compute(case, device):
+    z = torch.tensor(case["logits"], requires_grad=True)
+    out = loss(z)
+    out.backward()
+    return {{"loss": out{bias}, "grad": z.grad}}
+'''
+
+
+def test_missing_framework_fails_or_is_skipped(tmp_path, monkeypatch):
+    fixture = tmp_path / "NAN101-log-softmax" / "torch.py"
+    fixture.parent.mkdir()
+    fixture.write_text(GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias=""))
+    monkeypatch.setattr(core, "available", lambda fw: f"{fw} is not installed (simulated)")
+    failed = core.run(core.Options(paths=[tmp_path]))
+    assert not failed.ok and "not installed (simulated)" in failed.fixtures[0].errors[0]
+    skipped = core.run(core.Options(paths=[tmp_path], allow_missing=True))
+    assert skipped.fixtures[0].skipped and skipped.fixtures[0].status == "skip"
+    assert "NOT verified" in report.table(skipped)
+
+
+def test_bad_fixtures_are_rejected_end_to_end(tmp_path):
+    """One harness run (one torch worker) over fixtures that must each fail, clearly."""
+    if core.available("torch"):
+        _missing_or_skip(core.available("torch"))
+
+    def write(rel: str, text: str) -> None:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(textwrap.dedent(text))
+
+    # inputs that never saturate: the hazard case proves nothing
+    write("NAN101-tame/torch.py", GOOD_TORCH.format(hazard="0.0, 1.0, -1.0", bias=""))
+    # a "fix" that shifts the loss: the harness must see the benign values change
+    write("NAN101-shifted/torch.py", GOOD_TORCH.format(
+        hazard="0.0, 200.0, -200.0",
+        bias=' + (0.5 if "log_" + "softmax(" in open(__file__).read() else 0.0)'))
+    # already in the fused form: nanlint reports nothing, so nothing is proved
+    write("NAN101-already-fixed/torch.py", GOOD_TORCH.replace("-torch.log(F.softmax(z, dim=0))",
+                                                              "-F.log_softmax(z, dim=0)")
+          .format(hazard="0.0, 200.0, -200.0", bias=""))
+    write("NAN999-no-such-rule/torch.py", GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias=""))
+    write("NAN101-good/pytorch.py", GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias=""))
+    write("NAN101-good/torch.py", GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias=""))
+    write("NAN101-broken/torch.py", "import torch\nraise RuntimeError('boom')\n")
+
+    out = tmp_path / "report.json"
+    rc, stdout, stderr = _harness("--device", "cpu", "--json", str(out), str(tmp_path))
+    assert rc == 1, stdout + stderr
+    data = {f["id"]: f for f in json.loads(out.read_text())["fixtures"]}
+
+    def problems(fid: str) -> str:
+        return _problems(data[fid])
+
+    assert data["NAN101-good/torch.py"]["ok"], problems("NAN101-good/torch.py")
+    assert "proves nothing" in problems("NAN101-tame/torch.py")
+    shifted = data["NAN101-shifted/torch.py"]
+    assert "changes benign values" in problems("NAN101-shifted/torch.py")
+    assert next(c for c in shifted["cases"] if c["kind"] == "benign")["max_abs_diff"] == pytest.approx(0.5)
+    assert "does not report NAN101" in problems("NAN101-already-fixed/torch.py")
+    assert "NAN999 does not exist" in problems("NAN999-no-such-rule/torch.py")
+    # an unknown rule's hazard still runs unfixed, so its author sees it reproduce
+    assert data["NAN999-no-such-rule/torch.py"]["cases"][0]["unfixed"].startswith("NaN")
+    assert "unknown framework" in problems("NAN101-good/pytorch.py")
+    assert "boom" in problems("NAN101-broken/torch.py")
+    assert "FAILED" in stdout and "proves nothing" in stdout
+
+
+def test_linter_never_imports_the_harness_or_a_framework():
+    code = ("import sys, nanlint.cli, nanlint.engine, nanlint.rule; nanlint.rule.all_rules(); "
+            "bad = [m for m in ('nanlint.harness', 'torch', 'tensorflow', 'jax', 'keras', 'numpy') "
+            "if m in sys.modules]; print(bad); sys.exit(bool(bad))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
