@@ -116,7 +116,7 @@ FRAMEWORK = Framework(
         o.LOG_SIGMOID: _all_prefixes("math.log_sigmoid"),
         o.SOFTPLUS: _all_prefixes("math.softplus", "nn.softplus"),
         o.LOGSUMEXP: _all_prefixes("math.reduce_logsumexp", "reduce_logsumexp"),
-        o.SOFTMAX: _all_prefixes("nn.softmax", "math.softmax"),
+        o.SOFTMAX: _all_prefixes("nn.softmax", "math.softmax") + ("tensorflow.keras.backend.softmax",),
         # tf.compat.v1.where does not broadcast (x and y must have one shape): where_v2 does
         o.WHERE: ("tensorflow.where", "tensorflow.compat.v2.where", "tensorflow.compat.v1.where_v2"),
         o.SQRT: _all_prefixes("math.sqrt", "sqrt"),
