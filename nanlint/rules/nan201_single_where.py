@@ -1,0 +1,188 @@
+"""NAN201 single-where: ``where(c, f(x), other)`` with ``f`` singular where ``c``
+is false -> the double where ``where(c, f(where(c, x, 1.0)), other)``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from nanlint import fixes
+from nanlint import ops as o
+from nanlint.context import FileContext, OpCall
+from nanlint.resolve import Scope
+from nanlint.rule import Rule
+from nanlint.rules._gradient_traps import bare, binop, follow, is_op, key, replace_all
+from nanlint.values import is_literal, number
+
+SAFE_VALUE = "1.0"  # in the domain of 1/x, log, sqrt, rsqrt, x ** p
+
+
+def singular_sites(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> list[tuple[str, cst.BaseExpression]]:
+    """(what, input) for each sub-expression of ``expr`` whose gradient is non-finite
+    at some input (``1/x`` at 0, ``log`` at 0, ``x ** 0.5`` at 0 and below, and
+    ``sqrt``/``rsqrt``/``reciprocal`` where the framework's kernel gives NaN under a
+    zero upstream gradient).  Does not look inside a nested where (already guarded)."""
+    out: list[tuple[str, cst.BaseExpression]] = []
+
+    def visit(node: cst.CSTNode) -> None:
+        if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+            return
+        if isinstance(node, cst.Call):
+            call = ctx.op_call(node, scope)
+            if call is not None:
+                if call.op in (o.WHERE, o.MASKED_FILL):
+                    return
+                site = _singular_call(call)
+                if site is not None:
+                    out.append(site)
+        elif isinstance(node, cst.BinaryOperation):
+            if isinstance(node.operator, cst.Divide) and not is_literal(node.right):
+                out.append(("1/x", node.right))
+            elif isinstance(node.operator, cst.Power) and _singular_exponent(node.right):
+                out.append((f"x ** {number(node.right):g}", node.left))
+        for child in node.children:
+            visit(child)
+
+    visit(expr)
+    return out
+
+
+def _singular_exponent(expr) -> bool:
+    e = number(expr)
+    return e is not None and (e < 0 or e != int(e))
+
+
+def _singular_call(call: OpCall) -> tuple[str, cst.BaseExpression] | None:
+    if call.op == o.LOG and call.x is not None:
+        return "log", call.x
+    if call.op == o.DIVIDE and call.has("y") and not is_literal(call.value("y")):
+        return "division", call.value("y")  # type: ignore[return-value]
+    if call.op == o.POW and call.x is not None and _singular_exponent(call.value("y")):
+        return f"pow(x, {number(call.value('y')):g})", call.x
+    if call.op in (o.SQRT, o.RSQRT, o.RECIPROCAL) and call.x is not None \
+            and o.FACT_ZERO_UPSTREAM_SQRT_NAN in call.framework.facts:
+        return call.op, call.x
+    return None
+
+
+def compared(ctx: FileContext, cond: cst.BaseExpression, scope: Scope, depth: int = 4) -> set[str]:
+    """The keys of the non-constant operands compared in a condition
+    (``x != 0``, ``(x > 0) & m``, ``~(x == 0)``, ``abs(x) > eps``, a name assigned one)."""
+    out: set[str] = set()
+    if depth < 0:
+        return out
+    cond, scope = follow(ctx, cond, scope)
+    cond = bare(cond)
+    if isinstance(cond, cst.Comparison):
+        for operand in [cond.left] + [c.comparator for c in cond.comparisons]:
+            if is_literal(operand):
+                continue
+            out.add(key(ctx, operand))  # type: ignore[arg-type]
+            inner = is_op(ctx, operand, scope, o.ABS, o.SQUARE)
+            if inner is not None:
+                out.add(key(ctx, inner.x))  # type: ignore[arg-type]
+    elif isinstance(cond, cst.BinaryOperation) and isinstance(cond.operator, (cst.BitAnd, cst.BitOr)):
+        out |= compared(ctx, cond.left, scope, depth - 1) | compared(ctx, cond.right, scope, depth - 1)
+    elif isinstance(cond, cst.BooleanOperation):
+        out |= compared(ctx, cond.left, scope, depth - 1) | compared(ctx, cond.right, scope, depth - 1)
+    elif isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, (cst.BitInvert, cst.Not)):
+        out |= compared(ctx, cond.expression, scope, depth - 1)
+    return out
+
+
+def pure(ctx: FileContext, expr: cst.CSTNode, scope: Scope) -> bool:
+    """Can be evaluated twice with the same result and no side effect."""
+    if isinstance(expr, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(expr, cst.Attribute):
+        return pure(ctx, expr.value, scope)
+    if isinstance(expr, cst.Comparison):
+        return pure(ctx, expr.left, scope) and all(pure(ctx, c.comparator, scope) for c in expr.comparisons)
+    if isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation)):
+        return pure(ctx, expr.left, scope) and pure(ctx, expr.right, scope)
+    if isinstance(expr, cst.UnaryOperation):
+        return pure(ctx, expr.expression, scope)
+    if isinstance(expr, cst.Subscript):
+        return pure(ctx, expr.value, scope) and all(
+            pure(ctx, part, scope) for el in expr.slice for part in _slice_parts(el.slice))
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(pure(ctx, el.value, scope) for el in expr.elements)
+    if isinstance(expr, cst.Call):  # a framework op (pure functions) of pure arguments
+        return ctx.op_call(expr, scope) is not None and all(
+            a.star == "" and pure(ctx, a.value, scope) for a in expr.args) and pure(ctx, expr.func, scope)
+    return False
+
+
+def _slice_parts(s) -> list[cst.CSTNode]:
+    if isinstance(s, cst.Index):
+        return [s.value]
+    return [p for p in (s.lower, s.upper, s.step) if p is not None]
+
+
+class SingleWhere(Rule):
+    code = "NAN201"
+    name = "single-where"
+    summary = "where(c, f(x), ...) with f singular where c is false: NaN gradient; use a double where"
+    fix = fixes.SAFE
+    needs = ("where", "switch", "masked_fill")
+
+    def check(self, ctx: FileContext) -> None:
+        for call in ctx.calls(o.WHERE, o.MASKED_FILL):
+            cond = call.value("cond")
+            if cond is None:
+                continue
+            if call.op == o.WHERE:
+                branches = [("x", call.value("x")), ("y", call.value("y"))]
+            else:
+                branches = [("masked", call.x)]
+            keys = compared(ctx, cond, call.scope)
+            if not keys:
+                continue
+            for role, branch in branches:
+                if branch is None:
+                    continue
+                resolved = ctx.resolve(branch, call.scope)
+                sites = [(what, inp) for what, inp in singular_sites(ctx, resolved.expr, resolved.scope)
+                         if key(ctx, inp) in keys]
+                if not sites:
+                    continue
+                what = sites[0][0]
+                message = (f"`{what}` is singular where the condition selects the other branch: its "
+                           "gradient there is inf, and 0 * inf = NaN flows back through the where; "
+                           "guard the input too (double where)")
+                ctx.report(call.node, message, self.make_fix(ctx, call, cond, role, branch, resolved, sites))
+                break
+
+    @staticmethod
+    def make_fix(ctx: FileContext, call: OpCall, cond, role: str, branch, resolved, sites) -> fixes.Fix:
+        message = "Guard the input with the same condition: where(c, f(where(c, x, 1.0)), other)"
+        if not pure(ctx, cond, call.scope) or resolved.scope is not call.scope:
+            return fixes.Fix(fixes.DISPLAY_ONLY, message)
+        mapping: dict[int, cst.CSTNode] = {}
+        imports: list[fixes.Import] = []
+        for _, inp in sites:
+            guard = SingleWhere.guard(ctx, call, cond, role, inp)
+            if guard is None:
+                return fixes.Fix(fixes.DISPLAY_ONLY, message)
+            mapping[id(inp)], new_imports = guard
+            imports += [i for i in new_imports if i not in imports]
+        if resolved.crossed_statements:  # the branch is a name: write its value, guarded, in the where
+            new_branch = replace_all(resolved.expr, mapping)
+            return fixes.Fix(fixes.UNSAFE, message, [(branch, new_branch)], imports)
+        return fixes.Fix(fixes.SAFE, message, [(inp, mapping[id(inp)])
+                                                for _, inp in sites], imports)
+
+    @staticmethod
+    def guard(ctx: FileContext, call: OpCall, cond, role: str, inp) -> tuple[cst.BaseExpression, list] | None:
+        safe = cst.Float(SAFE_VALUE)
+        if call.op == o.MASKED_FILL:  # masked where the mask is true
+            masked = fixes.parenthesize(bare(inp))
+            return fixes.call(cst.Attribute(masked, cst.Name("masked_fill")),
+                              [fixes.arg(cond.deep_clone()), fixes.arg(safe)]), []
+        spelling = ctx.spell(call.framework, o.WHERE, call.scope, prefer=(call.node.func,))
+        if spelling is None:
+            return None
+        func, target, imports = spelling
+        if target.position_of("cond") != 0 or target.position_of("x") != 1 or target.position_of("y") != 2:
+            return None
+        values = [cond.deep_clone(), bare(inp), safe] if role == "x" else [cond.deep_clone(), safe, bare(inp)]
+        return fixes.call(func, [fixes.arg(v) for v in values]), imports

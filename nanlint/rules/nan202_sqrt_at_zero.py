@@ -1,0 +1,63 @@
+"""NAN202 sqrt-at-zero: a hand-written distance ``sqrt(sum(square(a - b)))`` (or a
+norm of a difference, where the framework's norm has a NaN gradient at 0) ->
+``sqrt(s + eps)``."""
+
+from __future__ import annotations
+
+from nanlint import fixes
+from nanlint import ops as o
+from nanlint.context import FileContext
+from nanlint.rule import Rule
+from nanlint.rules._gradient_traps import (
+    euclidean_norm,
+    is_difference,
+    norm_as_sqrt_sum,
+    sqrt_argument,
+    sqrt_plus_eps,
+    square_base,
+    sum_of_squares,
+)
+from nanlint.rules._gradient_traps import follow
+
+
+class SqrtAtZero(Rule):
+    code = "NAN202"
+    name = "sqrt-at-zero"
+    summary = "sqrt of a sum of squares (a distance) or norm of a difference: inf/NaN gradient at 0"
+    fix = fixes.UNSAFE
+    needs = ("sqrt", "norm", "**", "pow", "power")
+
+    def check(self, ctx: FileContext) -> None:
+        seen: set[int] = set()
+        sites = [(c.node, c.scope) for c in ctx.calls(o.SQRT, o.POW)] + list(ctx.index.binops)
+        for node, scope in sites:
+            found = sqrt_argument(ctx, node, scope)
+            if found is None or id(node) in seen:
+                continue
+            how, root, arg = found
+            inner, inner_scope = follow(ctx, arg, scope)
+            squares = sum_of_squares(ctx, inner, inner_scope)
+            base = square_base(ctx, inner, inner_scope)
+            if squares is None and not (base is not None and is_difference(ctx, base, inner_scope)):
+                continue
+            seen.add(id(node))
+            message = ("sqrt of a sum of squares is 0 when the vectors coincide (a distance to itself, "
+                       "padding), and the gradient of sqrt at 0 is inf: 0 * inf = NaN; add an epsilon "
+                       "under the sqrt")
+            fix = fixes.Fix(fixes.UNSAFE, "Add 1e-12 under the sqrt", [(root, sqrt_plus_eps(ctx, how, root, arg))])
+            ctx.report(root, message, fix)
+        for norm in ctx.calls(o.NORM):
+            if o.FACT_NORM_GRAD_NAN_AT_ZERO not in norm.framework.facts or norm.x is None:
+                continue
+            if not euclidean_norm(norm) or not is_difference(ctx, norm.x, norm.scope):
+                continue
+            message = (f"the gradient of {norm.framework.display}'s norm at the zero vector is NaN: a "
+                       "norm of a difference (a distance) goes NaN when the two coincide; write "
+                       "sqrt(sum(square(d)) + eps)")
+            built = norm_as_sqrt_sum(ctx, norm, norm.scope, prefer=(norm.node.func,))
+            if built is None:
+                fix = fixes.Fix(fixes.DISPLAY_ONLY, "Write sqrt(sum(square(d), axis) + 1e-12)")
+            else:
+                fix = fixes.Fix(fixes.UNSAFE, "Write sqrt(sum(square(d), axis) + 1e-12)",
+                                [(norm.node, built[0])], built[1])
+            ctx.report(norm.node, message, fix)
