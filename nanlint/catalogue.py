@@ -32,6 +32,12 @@ class Page:
     def blocks(self) -> list[Block]:
         return [Block(m["kind"], m["label"] or "", m["code"]) for m in _BLOCK.finditer(self.text)]
 
+    def settings(self) -> dict:
+        """The settings the examples assume, from a header line such as
+        ``**Examples assume:** `[tool.nanlint.frameworks] tensorflow = "2.3"` `` (version-aware rules)."""
+        m = re.search(r"^\*\*Examples assume:\*\*(.*)$", self.text, re.MULTILINE)
+        return {"frameworks": dict(re.findall(r'(\w+) = "([\d.]+)"', m.group(1)))} if m else {}
+
 
 def pages_dir() -> Path:
     packaged = Path(__file__).parent / "_rule_pages"

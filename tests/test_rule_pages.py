@@ -40,12 +40,13 @@ def _cases():
 @pytest.mark.parametrize("code,block,good", list(_cases()))
 def test_page_example(code, block, good):
     rule = RULES[code]
+    settings = PAGES[code].settings()  # e.g. the TF version a version-aware rule targets
     source = block.code.encode()
     if block.kind == "bad":
-        found = Linter([rule]).lint_source(source, "example.py").findings
+        found = Linter([rule], settings).lint_source(source, "example.py").findings
         assert found, f"{code}: Bad block '{block.label}' is not flagged:\n{block.code}"
         assert all(f.code == code for f in found)
-        result = Linter([rule]).fix_source(source, "example.py", unsafe=True)
+        result = Linter([rule], settings).fix_source(source, "example.py", unsafe=True)
         assert result.error is None
         if any(f.edits and f.fix_applicability != "display-only" for f in found):
             assert good is not None, f"{code}: Bad block '{block.label}' has a fix but no Good block"
@@ -55,5 +56,5 @@ def test_page_example(code, block, good):
             assert result.fixed_source is None
     else:
         default_rules = [r for r in all_rules() if r.default or r.code == code]
-        found = Linter(default_rules).lint_source(source, "example.py").findings
+        found = Linter(default_rules, settings).lint_source(source, "example.py").findings
         assert not found, f"{code}: Good block '{block.label}' is flagged: {[(f.code, f.message) for f in found]}"

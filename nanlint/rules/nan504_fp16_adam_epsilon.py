@@ -43,7 +43,8 @@ class Fp16AdamEpsilon(Rule):
             why = evidence.float16_params(call)
             if why is None:
                 continue
-            shown = "the default epsilon" if eps is None else f"epsilon={ctx.code(eps)}"
+            shown = "the default epsilon" if eps is None else \
+                f"{call.fn.keyword_for('epsilon') or 'epsilon'}={ctx.code(eps)}"
             ctx.report(call.node,
                        f"{shown} of an Adam-family optimizer on float16 parameters ({why}): in float16 1e-8 "
                        "is 0 and 1e-7 a subnormal, so m / (sqrt(v) + eps) divides by ~0 once v underflows "
