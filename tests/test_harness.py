@@ -175,6 +175,19 @@ def compute(case, device):
     return {{"loss": out{bias}, "grad": z.grad}}
 '''
 
+MANUAL = '''
+
+def probs(z):
+    return F.softmax(z, dim=0)
+
+
+def compute_manual(case, device):
+    z = torch.tensor(case["logits"], requires_grad=True)
+    out = -F.log_softmax(z, dim=0)[0]
+    out.backward()
+    return {{"loss": out, "grad": z.grad}}
+'''
+
 
 def test_missing_framework_fails_or_is_skipped(tmp_path, monkeypatch):
     fixture = tmp_path / "NAN101-log-softmax" / "torch.py"
@@ -211,6 +224,12 @@ def test_bad_fixtures_are_rejected_end_to_end(tmp_path):
     write("NAN101-good/pytorch.py", GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias=""))
     write("NAN101-good/torch.py", GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias=""))
     write("NAN101-broken/torch.py", "import torch\nraise RuntimeError('boom')\n")
+    # nanlint's fix is display-only here (the softmax is returned by the module's own
+    # function): the fixed side is the fixture's compute_manual, and it must exist
+    manual = GOOD_TORCH.replace("-torch.log(F.softmax(z, dim=0))[0]", "-torch.log(probs(z))[0]") + MANUAL
+    write("NAN101-manual/torch.py", manual.format(hazard="0.0, 200.0, -200.0", bias=""))
+    write("NAN101-manual-missing/torch.py", manual.split("def compute_manual")[0]
+          .format(hazard="0.0, 200.0, -200.0", bias=""))
 
     out = tmp_path / "report.json"
     rc, stdout, stderr = _harness("--device", "cpu", "--json", str(out), str(tmp_path))
@@ -231,6 +250,9 @@ def test_bad_fixtures_are_rejected_end_to_end(tmp_path):
     assert data["NAN999-no-such-rule/torch.py"]["cases"][0]["unfixed"].startswith("NaN")
     assert "unknown framework" in problems("NAN101-good/pytorch.py")
     assert "boom" in problems("NAN101-broken/torch.py")
+    assert data["NAN101-manual/torch.py"]["mode"] == "manual"
+    assert data["NAN101-manual/torch.py"]["ok"], problems("NAN101-manual/torch.py")
+    assert "must define compute_manual" in problems("NAN101-manual-missing/torch.py")
     assert "FAILED" in stdout and "proves nothing" in stdout
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 from nanlint.harness.core import Fixture, Result
 
@@ -24,7 +25,8 @@ def rows(result: Result) -> list[tuple[str, ...]]:
             out.append((f.status, f.rule, fw, f.device, "-", "-", "-", "-"))
         for c in f.cases:
             status = "skip" if f.skipped else "ok" if c.ok and f.ok else "FAIL" if not c.ok else "ok*"
-            out.append((status, f.rule, fw, c.device, c.name, c.unfixed, c.fixed, _diff(c.max_abs_diff)))
+            fixed = c.fixed + (" (compute_manual)" if f.mode == "manual" and c.fixed != "-" else "")
+            out.append((status, f.rule, fw, c.device, c.name, c.unfixed, fixed, _diff(c.max_abs_diff)))
     return out
 
 
@@ -64,13 +66,21 @@ def table(result: Result) -> str:
     return "\n".join(lines) + "\n"
 
 
+def shown(path) -> str:
+    """``path`` relative to the working directory when it is under it (reports get committed)."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def fixture_dict(f: Fixture) -> dict:
     return {
         "id": f.id,
         "rule": f.rule,
         "name": f.slug,
         "framework": f.framework,
-        "path": str(f.path),
+        "path": shown(f.path),
         "status": f.status,
         "ok": f.ok,
         "skipped": f.skipped,
@@ -105,6 +115,7 @@ def to_json(result: Result) -> dict:
         "ok": result.ok,
         "seconds": result.seconds,
         **result.meta,
+        "paths": [shown(p) for p in result.meta.get("paths", [])],
         "frameworks": result.frameworks,
         "problems": result.problems,
         "summary": {
