@@ -59,8 +59,18 @@ def main() -> None:
               help="A pyproject.toml or nanlint.toml to use instead of discovery.")
 @click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+@click.option("--output-file", "-o", type=click.Path(path_type=Path), default=None,
+              help="Write the report to this file instead of standard output.")
+@click.option("--statistics", is_flag=True, help="Count findings per rule (and whether fixable) instead of listing them.")
+@click.option("--show-fixes", is_flag=True, help="List what --fix changed, per file and rule.")
+@click.option("--baseline", "baseline_file", type=click.Path(path_type=Path), default=None,
+              help="Report only findings not recorded in this baseline file.")
+@click.option("--write-baseline", type=click.Path(path_type=Path), default=None,
+              help="Record the current findings in this baseline file and exit 0.")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` on the line of every finding.")
 def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude, extend_exclude, fmt,
-          exit_zero, exit_non_zero_on_fix, config_file, isolated, quiet) -> None:
+          exit_zero, exit_non_zero_on_fix, config_file, isolated, quiet,
+          output_file, statistics, show_fixes, baseline_file, write_baseline, add_noqa) -> None:
     """Lint PATHS (default: the current directory)."""
     paths = list(paths) or [Path(".")]
     if config_file is not None and not config_file.is_file():
@@ -105,17 +115,25 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
     findings = []
     fixed = 0
     changed = 0
+    fixes_by_file: dict[str, dict[str, int]] = {}
     for result, original in results:
         if result.error:
             errors.append(result.error)
         findings.extend(result.findings)
         fixed += result.fixed
+        if result.fixed and not diff:
+            fixes_by_file[result.path] = dict(getattr(result, "fixed_codes", {}) or {"?": result.fixed})
         if diff and result.fixed_source is not None and original is not None:
             changed += 1
             click.echo(_unified_diff(result.path, original, result.fixed_source), nl=False)
         elif result.fixed_source is not None:
             changed += 1
     findings.sort(key=lambda f: f.sort_key())
+    adopt = _adopt(findings, found.files, baseline_file, write_baseline, add_noqa, errors)
+    if adopt is not None:
+        sys.exit(adopt)
+    if baseline_file is not None:
+        findings = _baseline_filter(findings, found.files, baseline_file, errors)
 
     for line in errors:
         click.echo(f"nanlint: error: {line}", err=True)
@@ -128,11 +146,18 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
         code = EXIT_FINDINGS if changed else EXIT_OK
     else:
         run = report.Run(findings, fixed=fixed, unsafe_fixes=unsafe, fix_mode=fix, errors=errors,
-                         files=len(found.files))
-        out = report.render(fmt, run)
-        if quiet and fmt == "text":
+                         files=len(found.files), show_fixes=show_fixes, fixes_by_file=fixes_by_file,
+                         color=output_file is None and fmt in ("text", "full") and report.use_color(sys.stdout))
+        out = report.render_statistics(fmt, run) if statistics else report.render(fmt, run)
+        if quiet and fmt in ("text", "full") and not statistics:
             out = "".join(line + "\n" for line in out.splitlines()[:-1])
-        click.echo(out, nl=False)
+        if output_file is not None:
+            try:
+                output_file.write_text(out, encoding="utf-8")
+            except OSError as exc:
+                fail(f"cannot write {output_file}: {exc.strerror or exc}")
+        else:
+            click.echo(out, nl=False, color=run.color)
         code = EXIT_FINDINGS if findings else EXIT_OK
         if exit_non_zero_on_fix and fixed:
             code = EXIT_FINDINGS
@@ -141,6 +166,52 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
     if errors:
         code = EXIT_ERROR
     sys.exit(code)
+
+
+def _adopt(findings, files, baseline_file, write_baseline, add_noqa, errors) -> int | None:
+    """``--write-baseline`` and ``--add-noqa``: act on the findings; the exit code, or None."""
+    from nanlint import baseline, noqa
+
+    if write_baseline is not None:
+        keep = []
+        if write_baseline.is_file():
+            try:
+                keep = baseline.load(write_baseline)
+            except baseline.BaselineError:
+                keep = []
+        try:
+            n = baseline.write(write_baseline, findings, [str(p) for p in files], keep)
+        except OSError as exc:
+            fail(f"cannot write {write_baseline}: {exc.strerror or exc}")
+        for line in errors:
+            click.echo(f"nanlint: error: {line}", err=True)
+        click.echo(f"Recorded {n} finding{'s' if n != 1 else ''} in {write_baseline}.", err=True)
+        return EXIT_ERROR if errors else EXIT_OK
+    if add_noqa:
+        done = noqa.add_noqa_files(findings)
+        for line in errors + done.errors:
+            click.echo(f"nanlint: error: {line}", err=True)
+        for line in done.skipped:
+            click.echo(f"nanlint: warning: {line}; no noqa added", err=True)
+        click.echo(f"Added {done.added} noqa directive{'s' if done.added != 1 else ''} "
+                   f"in {done.files} file{'s' if done.files != 1 else ''}.", err=True)
+        return EXIT_ERROR if errors or done.errors else EXIT_OK
+    return None
+
+
+def _baseline_filter(findings, files, baseline_file, errors):
+    from nanlint import baseline
+
+    try:
+        recorded = baseline.load(baseline_file)
+    except baseline.BaselineError as exc:
+        fail(str(exc))
+    filtered = baseline.apply(baseline_file, recorded, findings, [str(p) for p in files])
+    if filtered.stale:
+        n = len(filtered.stale)
+        click.echo(f"nanlint: {n} baseline entr{'ies' if n != 1 else 'y'} no longer found (fixed or changed); "
+                   f"`nanlint --write-baseline {baseline_file}` drops {'them' if n != 1 else 'it'}", err=True)
+    return filtered.new
 
 
 def _split(value: str | None) -> list[str]:

@@ -78,7 +78,7 @@ def discover(paths: list[Path], exclude: tuple[str, ...], root: Path) -> Discove
             dirnames[:] = kept
             for name in sorted(filenames):
                 child = d / name
-                if not name.endswith((".py", ".pyi")) or _excluded(child, root, exclude):
+                if not name.endswith((".py", ".pyi", ".ipynb")) or _excluded(child, root, exclude):
                     continue
                 if child.is_dir():
                     continue

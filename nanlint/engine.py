@@ -47,7 +47,7 @@ class Finding:
         return bool(self.edits) and fixes_mod.allowed(self.fix_applicability or "", unsafe)
 
     def sort_key(self):
-        return (self.path, self.start, self.code)
+        return (self.path, self.cell or 0, self.start, self.code)
 
 
 @dataclass

@@ -184,13 +184,16 @@ def _unsafe_rows(text: str) -> dict[int, str]:
     return out
 
 
-def add_noqa(text: str, rows: dict[int, list[str]]) -> AddResult:
+def add_noqa(text: str, rows: dict[int, list[str]], scan: str | None = None) -> AddResult:
     """``text`` with ``# noqa: CODES`` on each row of ``rows`` (row -> codes), merged into an
-    existing ``# noqa: ...`` without duplicates; the rest of each line is kept byte for byte."""
-    unsafe = _unsafe_rows(text)
+    existing ``# noqa: ...`` without duplicates; the rest of each line is kept byte for byte.
+    ``scan`` is the text to tokenize when ``text`` is not plain Python (a notebook cell
+    with its IPython lines masked, line for line)."""
+    scan = text if scan is None else scan
+    unsafe = _unsafe_rows(scan)
     if 0 in unsafe:
         return AddResult(text, 0, [(row, unsafe[0]) for row in sorted(rows)])
-    comment_at = _comment_columns(text)
+    comment_at = _comment_columns(scan)
     lines = text.splitlines(keepends=True)
     result = AddResult(text)
     for row in sorted(rows):
@@ -239,3 +242,87 @@ def _comment_columns(text: str) -> dict[int, int]:
     except (tokenize.TokenError, SyntaxError, IndentationError):
         pass
     return out
+
+
+# --- --add-noqa over files -------------------------------------------------------------------
+@dataclass
+class FilesResult:
+    added: int = 0
+    files: int = 0
+    skipped: list[str] = field(default_factory=list)  # "path:row: why"
+    errors: list[str] = field(default_factory=list)
+
+
+def add_noqa_files(findings) -> FilesResult:
+    """Write ``# noqa: CODE`` on the line of every finding (not parse errors)."""
+    from pathlib import Path
+
+    from nanlint.writer import read, write_atomic
+
+    by_file: dict[str, dict] = {}
+    for f in findings:
+        if f.code == "NAN001":
+            continue
+        by_file.setdefault(f.path, {}).setdefault(f.cell, {}).setdefault(f.noqa_row, []).append(f.code)
+    out = FilesResult()
+    for path, by_cell in sorted(by_file.items()):
+        try:
+            original = read(Path(path))
+        except OSError as exc:
+            out.errors.append(f"{path}: cannot read: {exc.strerror or exc}")
+            continue
+        if path.endswith(".ipynb"):
+            data, added, skipped = _add_to_notebook(original, by_cell)
+            skipped = [f"{path}:cell {c}:line {r}: {why}" for c, r, why in skipped]
+        else:
+            data, added, skipped = _add_to_python(original, by_cell.get(None, {}))
+            skipped = [f"{path}:{r}: {why}" for r, why in skipped]
+        out.skipped += skipped
+        if data is None:
+            continue
+        if data != original:
+            error = write_atomic(Path(path), data, original)
+            if error:
+                out.errors.append(error)
+                continue
+            out.added += added
+            out.files += 1
+    return out
+
+
+def _add_to_python(original: bytes, rows):
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(original).readline)
+    try:
+        text = original.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        return None, 0, [(r, "cannot decode the file") for r in sorted(rows)]
+    result = add_noqa(text, rows)
+    return result.source.encode(encoding), result.added, result.skipped
+
+
+def _add_to_notebook(original: bytes, by_cell):
+    import json
+
+    from nanlint import notebook
+
+    try:
+        layout = notebook.json_layout(original)
+        nb = notebook.load(original)
+    except (notebook.NotebookError, ValueError) as exc:
+        return None, 0, [(c, r, f"notebook not written: {exc}") for c in by_cell for r in by_cell[c]]
+    data = json.loads(original.decode("utf-8-sig"))
+    cells = {c.number: c for c in nb.cells}
+    added, skipped = 0, []
+    for number, rows in sorted(by_cell.items(), key=lambda kv: kv[0] or 0):
+        cell = cells.get(number)
+        if cell is None:
+            skipped += [(number, r, "no such code cell") for r in rows]
+            continue
+        result = add_noqa(cell.text, rows, scan=cell.lint_text)
+        skipped += [(number, r, why) for r, why in result.skipped]
+        if result.source != cell.text:
+            raw = data["cells"][cell.index]
+            raw["source"] = result.source.splitlines(keepends=True) if isinstance(raw.get("source"), list) \
+                else result.source
+            added += result.added
+    return (layout(data) if added else original), added, skipped

@@ -6,9 +6,7 @@ import json
 import os
 
 from nanlint.engine import Finding
-from nanlint.report import Run
-
-URL = "https://github.com/nanlint/nanlint/blob/main/rules/{code}-{name}.md"
+from nanlint.report import URL, Run, statistics_rows
 
 
 def finding_dict(f: Finding) -> dict:
@@ -25,7 +23,7 @@ def finding_dict(f: Finding) -> dict:
             ],
         }
     return {
-        "cell": None,
+        "cell": f.cell,
         "code": f.code,
         "name": f.name,
         "message": f.message,
@@ -40,3 +38,8 @@ def finding_dict(f: Finding) -> dict:
 
 def render(run: Run) -> str:
     return json.dumps([finding_dict(f) for f in run.findings], indent=2) + "\n"
+
+
+def statistics(run: Run) -> str:
+    return json.dumps([{"code": code, "name": name, "count": count, "fixable": fixable}
+                       for code, name, count, fixable in statistics_rows(run)], indent=2) + "\n"

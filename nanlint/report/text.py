@@ -1,8 +1,19 @@
-"""``path:line:col: NAN101 [*] message`` lines and a summary."""
+"""``path:line:col: NAN101 [*] message`` lines (``path:cell N:line L:col C:`` in a notebook)
+and a summary; coloured on a terminal."""
 
 from __future__ import annotations
 
-from nanlint.report import Run
+from nanlint.report import Run, fixes_text, statistics_rows
+
+BOLD, RED, CYAN, GREEN, DIM, RESET = "\x1b[1m", "\x1b[31m", "\x1b[36m", "\x1b[32m", "\x1b[2m", "\x1b[0m"
+
+
+def paint(run: Run, text: str, *styles: str) -> str:
+    return "".join(styles) + text + RESET if run.color and text else text
+
+
+def _plural(n: int) -> str:
+    return f"{n} finding{'s' if n != 1 else ''}"
 
 
 def summary(run: Run) -> str:
@@ -14,7 +25,7 @@ def summary(run: Run) -> str:
     elif n == 0:
         return "All checks passed!"
     else:
-        head = f"Found {n} finding{'s' if n != 1 else ''}."
+        head = f"Found {_plural(n)}."
     parts = []
     if run.unsafe_fixes:
         if safe + unsafe_more:
@@ -29,10 +40,28 @@ def summary(run: Run) -> str:
     return head
 
 
+def line(run: Run, f) -> str:
+    marker = " " + paint(run, "[*]", CYAN) if f.fixable(run.unsafe_fixes) else ""
+    return f"{paint(run, run.location(f), BOLD)}: {paint(run, f.code, BOLD, RED)}{marker} {f.message}"
+
+
 def render(run: Run) -> str:
-    lines = []
-    for f in run.findings:
-        marker = " [*]" if f.fixable(run.unsafe_fixes) else ""
-        lines.append(f"{run.display_path(f.path)}:{f.start[0]}:{f.start[1]}: {f.code}{marker} {f.message}")
-    lines.append(summary(run))
-    return "\n".join(lines) + "\n"
+    lines = [line(run, f) for f in run.findings]
+    out = "\n".join(lines) + ("\n" if lines else "")
+    if run.show_fixes:
+        out += fixes_text(run)
+    return out + summary(run) + "\n"
+
+
+def statistics(run: Run) -> str:
+    rows = statistics_rows(run)
+    if not rows:
+        return ""
+    count_w = max(len(str(r[2])) for r in rows)
+    code_w = max(len(r[0]) for r in rows)
+    any_fixable = any(r[3] for r in rows)
+    out = []
+    for code, name, count, fixable in rows:
+        mark = ("[*] " if fixable else "[ ] ") if any_fixable else ""
+        out.append(f"{count:>{count_w}}\t{code:<{code_w}}\t{mark}{name}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,283 @@
+"""Jupyter notebooks: lint the code cells as one module, report ``cell N``, fix in place.
+
+The code cells are joined into one module (imports in cell 1 resolve in cell 5), each
+cell preceded by a boundary comment so fixed code can be split back.  IPython syntax is
+replaced line for line by a placeholder of the same length (``%matplotlib inline``,
+``!pip install x``, ``?obj``, ``obj?``, ``files = !ls``); a cell that starts with a cell
+magic (``%%time``, ``%%bash``) is left out whole.  Placeholders never reach the file: a
+fixed cell gets its magic lines back, and only the cells whose code changed are
+rewritten, in the JSON layout the notebook had (indent, key order, escaping, final
+newline); when that layout cannot be reproduced byte for byte the notebook is left alone.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from nanlint.engine import PARSE_ERROR, FileResult, Finding
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nanlint.engine import Linter
+
+SUFFIX = "::cells"  # the path the combined module is linted under (never shown)
+BOUNDARY = "# nanlint-notebook-cell: {}"
+_BOUNDARY = re.compile(r"^# nanlint-notebook-cell: (\d+)$")
+
+_LINE_MAGIC = re.compile(r"^\s*(%|!|\?)")
+_HELP = re.compile(r"^\s*[A-Za-z_][\w.]*(\(\))?\?{1,2}\s*$")
+_ASSIGN_MAGIC = re.compile(r"^\s*[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*(%|!)")
+_CELL_MAGIC = re.compile(r"^\s*%%")
+
+
+class NotebookError(Exception):
+    pass
+
+
+@dataclass
+class Cell:
+    index: int  # position in nb["cells"], 0-based
+    text: str  # the source as in the file
+    lint_text: str = ""  # magics replaced by placeholders
+    magic: dict[int, str] = field(default_factory=dict)  # 0-based line -> original line
+
+    @property
+    def number(self) -> int:  # what reports call "cell N": 1-based, counting every cell
+        return self.index + 1
+
+
+@dataclass
+class Notebook:
+    data: dict
+    cells: list[Cell]  # the code cells that are linted
+    combined: str = ""
+    rows: list[tuple[int, int] | None] = field(default_factory=list)  # combined row-1 -> (cell, row)
+
+
+def cell_text(source) -> str:
+    return "".join(source) if isinstance(source, list) else (source or "")
+
+
+def _placeholder(line: str) -> str:
+    body = line.rstrip("\r\n")
+    indent = body[: len(body) - len(body.lstrip())]
+    return (indent + "pass").ljust(len(body)) + line[len(body):]
+
+
+def mask_magics(text: str) -> tuple[str, dict[int, str]] | None:
+    """``text`` with IPython lines replaced by same-length placeholders, and the originals;
+    None for a cell magic cell (left out whole)."""
+    lines = text.splitlines(keepends=True)
+    first = next((line for line in lines if line.strip()), "")
+    if _CELL_MAGIC.match(first):
+        return None
+    out, magic = [], {}
+    continued = False
+    for i, line in enumerate(lines):
+        body = line.rstrip("\r\n")
+        is_magic = continued or bool(_LINE_MAGIC.match(body) or _HELP.match(body) or _ASSIGN_MAGIC.match(body))
+        if is_magic:
+            magic[i] = line
+            out.append(_placeholder(line) if not continued else " " * len(body) + line[len(body):])
+            continued = body.endswith("\\")
+        else:
+            out.append(line)
+    return "".join(out), magic
+
+
+def load(source: bytes) -> Notebook:
+    try:
+        data = json.loads(source.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise NotebookError(f"not a notebook (invalid JSON: {exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise NotebookError("not a notebook in nbformat 4 (no top-level 'cells' list)")
+    nb = Notebook(data, [])
+    lines: list[str] = []
+    for index, raw in enumerate(data["cells"]):
+        if not isinstance(raw, dict) or raw.get("cell_type") != "code":
+            continue
+        text = cell_text(raw.get("source", ""))
+        masked = mask_magics(text)
+        if masked is None:
+            continue
+        cell = Cell(index, text, masked[0], masked[1])
+        nb.cells.append(cell)
+        lines.append(BOUNDARY.format(cell.number) + "\n")
+        nb.rows.append(None)
+        cell_lines = cell.lint_text.splitlines(keepends=True)
+        if cell_lines and not cell_lines[-1].endswith("\n"):
+            cell_lines[-1] += "\n"
+        lines.extend(cell_lines)
+        nb.rows.extend((cell.number, r) for r in range(1, len(cell_lines) + 1))
+    nb.combined = "".join(lines)
+    return nb
+
+
+def is_python(data: dict) -> bool:
+    meta = data.get("metadata") or {}
+    lang = ((meta.get("language_info") or {}).get("name") or (meta.get("kernelspec") or {}).get("language")
+            or "python")
+    return str(lang).lower() in ("python", "python3", "ipython", "ipython3")
+
+
+# --- positions -------------------------------------------------------------------------------
+def _map(nb: Notebook, pos: tuple[int, int]) -> tuple[int | None, tuple[int, int]]:
+    row, col = pos
+    for r in range(row - 1, len(nb.rows)):  # a boundary row belongs to the cell after it
+        if 0 <= r < len(nb.rows) and nb.rows[r] is not None:
+            cell, cell_row = nb.rows[r]  # type: ignore[misc]
+            return cell, ((cell_row, col) if r == row - 1 else (cell_row, 1))
+    if nb.rows:
+        last = next((x for x in reversed(nb.rows) if x is not None), None)
+        if last is not None:
+            return last[0], (last[1] + 1, 1)
+    return None, pos
+
+
+def _to_cells(nb: Notebook, finding: Finding, path: str) -> Finding:
+    finding.path = path
+    cell, finding.start = _map(nb, finding.start)
+    end_cell, end = _map(nb, finding.end)
+    finding.end = end if end_cell == cell else finding.start
+    finding.cell = cell
+    for edit in finding.edits:
+        _, edit.start = _map(nb, edit.start)
+        _, edit.end = _map(nb, edit.end)
+    return finding
+
+
+def lint(linter: "Linter", source: bytes, path: str) -> FileResult:
+    try:
+        nb = load(source)
+    except NotebookError as exc:
+        result = FileResult(path)
+        if linter.check_parse:
+            result.findings.append(Finding(*PARSE_ERROR, str(exc), path, (1, 1), (1, 1)))
+        return result
+    if not is_python(nb.data) or not nb.cells:
+        return FileResult(path)
+    inner = linter.lint_source(nb.combined.encode("utf-8"), path + SUFFIX)
+    inner.path = path
+    inner.findings = [_to_cells(nb, f, path) for f in inner.findings]
+    return inner
+
+
+# --- fixing ------------------------------------------------------------------------------------
+def fix(linter: "Linter", source: bytes, path: str, unsafe: bool) -> FileResult:
+    try:
+        nb = load(source)
+    except NotebookError:
+        return lint(linter, source, path)
+    if not is_python(nb.data) or not nb.cells:
+        return FileResult(path)
+    inner = linter.fix_source(nb.combined.encode("utf-8"), path + SUFFIX, unsafe)
+    if inner.fixed_source is None or inner.error:
+        result = lint(linter, source, path)
+        result.error = inner.error.replace(path + SUFFIX, path) if inner.error else None
+        return result
+    try:
+        new_source = rewrite(source, nb, inner.fixed_source.decode("utf-8"))
+    except NotebookError as exc:
+        result = lint(linter, source, path)
+        result.error = f"{path}: {exc}; notebook left unchanged"
+        return result
+    result = lint(linter, new_source, path)
+    result.fixed = inner.fixed
+    result.fixed_codes = inner.fixed_codes
+    if new_source != source:
+        result.fixed_source = new_source
+    return result
+
+
+def split(nb: Notebook, fixed: str) -> dict[int, str]:
+    """Fixed module text -> cell number -> new lint text of that cell."""
+    out: dict[int, list[str]] = {}
+    current: int | None = None
+    head: list[str] = []
+    order = []
+    for line in fixed.splitlines(keepends=True):
+        m = _BOUNDARY.match(line.rstrip("\r\n"))
+        if m:
+            current = int(m.group(1))
+            order.append(current)
+            out[current] = []
+            continue
+        (out[current] if current is not None else head).append(line)
+    if order != [c.number for c in nb.cells]:
+        raise NotebookError("fixed code could not be mapped back to the cells")
+    if head:
+        out[order[0]] = head + out[order[0]]
+    return {k: "".join(v) for k, v in out.items()}
+
+
+def _restore(cell: Cell, new_lint_text: str) -> str:
+    """The fixed cell with its IPython lines back; error if a fix touched one."""
+    if not cell.magic:
+        return new_lint_text
+    old = cell.lint_text.splitlines(keepends=True)
+    if old and not old[-1].endswith("\n"):
+        old[-1] += "\n"
+    new = new_lint_text.splitlines(keepends=True)
+    restored = list(new)
+    done = set()
+    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag != "equal":
+            continue
+        for k in range(i2 - i1):
+            if i1 + k in cell.magic:
+                original = cell.magic[i1 + k]
+                if not original.endswith("\n"):
+                    original += "\n"
+                restored[j1 + k] = original
+                done.add(i1 + k)
+    if done != set(cell.magic):
+        raise NotebookError(f"a fix touched an IPython line in cell {cell.number}")
+    return "".join(restored)
+
+
+def rewrite(source: bytes, nb: Notebook, fixed: str) -> bytes:
+    texts = split(nb, fixed)
+    data = json.loads(source.decode("utf-8-sig"))
+    dump = json_layout(source)
+    changed = False
+    for cell in nb.cells:
+        new = _restore(cell, texts[cell.number])
+        if not cell.text.endswith("\n") and new.endswith("\n"):
+            new = new[:-1]
+        if new == cell.text:
+            continue
+        changed = True
+        raw = data["cells"][cell.index]
+        raw["source"] = new.splitlines(keepends=True) if isinstance(raw.get("source"), list) else new
+    if not changed:
+        return source
+    return dump(data)
+
+
+def json_layout(source: bytes):
+    """A function writing JSON exactly as ``source`` is written (indent, escaping, separators,
+    line endings, final newline, BOM); NotebookError when none reproduces it byte for byte."""
+    bom = b"\xef\xbb\xbf" if source.startswith(b"\xef\xbb\xbf") else b""
+    text = source[len(bom):].decode("utf-8")
+    data = json.loads(text)
+    newline = "\r\n" if "\r\n" in text else "\n"
+    body = text.rstrip("\r\n \t")
+    tail = text[len(body):]
+    m = re.match(r"[\[{]\r?\n([ \t]+)", body)
+    indents = [m.group(1)] if m else [None]
+    for indent in indents:
+        seps = [(",", ": ")] if indent is not None else [(", ", ": "), (",", ":")]
+        for separators in seps:
+            for ensure_ascii in (False, True):
+                def dump(obj, indent=indent, separators=separators, ensure_ascii=ensure_ascii) -> bytes:
+                    out = json.dumps(obj, indent=indent, separators=separators, ensure_ascii=ensure_ascii)
+                    if newline != "\n":
+                        out = out.replace("\n", newline)
+                    return bom + (out + tail).encode("utf-8")
+                if dump(data) == source:
+                    return dump
+    raise NotebookError("its JSON layout cannot be reproduced exactly")
