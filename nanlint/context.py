@@ -214,6 +214,21 @@ class FileContext:
     def line_of(self, node: cst.CSTNode) -> int:
         return self.positions[node].start.line
 
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The node directly containing ``node`` (computed once per file, on first use)."""
+        parents = getattr(self, "_parents", None)
+        if parents is None:
+            parents = self._parents = {}
+
+            class _P(cst.CSTVisitor):
+                def on_visit(self, n: cst.CSTNode) -> bool:
+                    for child in n.children:
+                        parents[id(child)] = n
+                    return True
+
+            self.module.visit(_P())
+        return parents.get(id(node))
+
     @property
     def positions(self):
         pos = getattr(self, "_positions", None)

@@ -1,0 +1,231 @@
+"""NAN104 sigmoid-cross-entropy: ``y*log(p) + (1-y)*log(1-p)`` with ``p = sigmoid(z)``,
+and the probability-input BCE losses fed a sigmoid -> the with-logits forms."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from nanlint import fixes
+from nanlint import ops as o
+from nanlint.context import FileContext, OpCall, Origin, Resolved
+from nanlint.guards import terms
+from nanlint.resolve import Scope
+from nanlint.rule import Rule
+from nanlint.rules.nan101_log_softmax import origin_note
+from nanlint.rules.nan102_log_sigmoid import LogSigmoid
+from nanlint.rules.nan103_softmax_cross_entropy import outer_negation, product_with_log, signed_replacement, string
+from nanlint.values import is_one
+
+_EMPTY = cst.Module([])
+
+
+def text(expr: cst.BaseExpression) -> str:
+    if getattr(expr, "lpar", None):
+        expr = expr.with_changes(lpar=[], rpar=[])
+    return "".join(_EMPTY.code_for_node(expr).split())
+
+
+def one_minus(expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``a`` when ``expr`` is ``1 - a``."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Subtract) and is_one(expr.left):
+        return expr.right
+    return None
+
+
+class SigmoidCrossEntropy(Rule):
+    code = "NAN104"
+    name = "sigmoid-cross-entropy"
+    summary = "hand-written binary cross entropy on sigmoid(z), or BCE of a sigmoid: use the with-logits loss"
+    fix = fixes.UNSAFE
+    supersedes = ("NAN102",)
+    needs = ("sigmoid", "expit")
+
+    def check(self, ctx: FileContext) -> None:
+        for node, scope in ctx.index.binops:
+            if not isinstance(node.operator, (cst.Add, cst.Subtract)):
+                continue
+            parent = ctx.parent(node)
+            if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, (cst.Add, cst.Subtract)) \
+                    and not node.lpar:
+                continue  # part of a longer chain: handled from its top
+            self.check_chain(ctx, node, scope)
+        self.check_bce(ctx)
+
+    # --- y*log(p) + (1-y)*log(1-p) -------------------------------------------------------
+    def check_chain(self, ctx: FileContext, node: cst.BinaryOperation, scope: Scope) -> None:
+        pos, neg = [], []
+        chain = terms(node)
+        for sign, term in chain:
+            product = product_with_log(ctx, term, scope)
+            if product is None:
+                continue
+            if product.negated:
+                sign = -sign
+            log = product.log
+            arg = ctx.resolve(log.x, scope)  # type: ignore[arg-type]
+            inner = ctx.op_of(arg.expr, arg.scope, o.SIGMOID, follow=False)
+            if inner is not None:
+                pos.append((sign, product, inner[0], arg, log))
+                continue
+            p = one_minus(arg.expr)
+            label = one_minus(product.label)
+            if p is None or label is None:
+                continue
+            found = ctx.op_of(p, arg.scope, o.SIGMOID)
+            if found is not None:
+                merged = Resolved(found[1].expr, found[1].scope, arg.origins + found[1].origins)
+                neg.append((sign, product.__class__(label, product.negated, log), found[0], merged, log))
+        for sp, pp, sig_p, res_p, log_p in pos:
+            for sn, pn, sig_n, res_n, log_n in neg:
+                if sp != sn or text(pp.label) != text(pn.label):
+                    continue
+                if sig_p is not sig_n and (sig_p.framework is not sig_n.framework or sig_p.x is None
+                                           or sig_n.x is None or text(sig_p.x) != text(sig_n.x)):
+                    continue
+                note = origin_note(ctx, res_p) or origin_note(ctx, res_n)
+                whole = len(chain) == 2
+                negation = outer_negation(ctx, node, scope) if whole else None
+                site = negation if negation is not None else node
+                message = ("hand-written binary cross entropy on sigmoid(z): sigmoid is exactly 1.0 "
+                           "for z > ~16.7 in float32, log(1 - p) = -inf and the loss and gradient "
+                           "are NaN; use the with-logits loss" + note)
+                fix = self.chain_fix(ctx, node, scope, whole, sp < 0, pp.label, sig_p, res_p, res_n,
+                                     log_p, log_n, negation)
+                ctx.report(site, message, fix)
+                return
+
+    def chain_fix(self, ctx, node, scope, whole, flipped, label, sigmoid: OpCall, res_p, res_n,
+                  log_p: OpCall, log_n: OpCall, negation) -> fixes.Fix | None:
+        if res_p.scope is not scope or res_n.scope is not scope:
+            return fixes.Fix(fixes.DISPLAY_ONLY, "Use the with-logits loss where the sigmoid is computed")
+        fw = sigmoid.framework
+        z = sigmoid.x
+        if z is None:
+            return None
+        if whole and fw.name in ("tensorflow", "torch"):
+            op = o.SIGMOID_CROSS_ENTROPY
+            spelling = ctx.spell(fw, op, scope, prefer=(sigmoid.node.func, log_p.node.func))
+            if spelling is not None:
+                func, _, imports = spelling
+                if fw.name == "tensorflow":
+                    args = [fixes.arg(label, "labels"), fixes.arg(z, "logits")]
+                else:
+                    args = [fixes.arg(z), fixes.arg(label), fixes.arg(string("none"), "reduction")]
+                positive = fixes.call(func, args)
+                old, new = signed_replacement(node, positive, negation, flipped)
+                return fixes.Fix(fixes.UNSAFE, "Replace with the with-logits cross entropy", [(old, new)], imports)
+        # y*log_sigmoid(z) + (1-y)*log_sigmoid(-z): NAN102's fix at both logs
+        crossed = bool(res_p.origins or res_n.origins)
+        a = LogSigmoid.make_fix(ctx, log_p, sigmoid, False, crossed, False)
+        b = LogSigmoid.make_fix(ctx, log_n, sigmoid, True, crossed, False)
+        if not a.replacements or not b.replacements:
+            return fixes.Fix(fixes.DISPLAY_ONLY, "Use log_sigmoid(z) and log_sigmoid(-z)")
+        applicability = fixes.UNSAFE if crossed else fixes.SAFE
+        return fixes.Fix(applicability, "Replace with log_sigmoid(z) and log_sigmoid(-z)",
+                         a.replacements + b.replacements, list(dict.fromkeys(a.imports + b.imports)))
+
+    # --- BCE losses on probabilities fed a sigmoid ---------------------------------------------
+    def check_bce(self, ctx: FileContext) -> None:
+        for call in ctx.calls(o.BINARY_CROSS_ENTROPY):
+            found = ctx.op_of(call.x, call.scope, o.SIGMOID)
+            if found is None:
+                continue
+            sigmoid, resolved = found
+            if call.framework.name == "torch":
+                message = ("binary_cross_entropy of a sigmoid: torch clamps log at -100, so for |z| > ~17 "
+                           "the loss is wrong (100 instead of |z|) and its gradient is 0; use "
+                           "binary_cross_entropy_with_logits" + origin_note(ctx, resolved))
+            else:
+                if self.from_logits(call):
+                    continue
+                message = ("binary_crossentropy of a sigmoid: the probabilities are clipped to "
+                           "[1e-7, 1 - 1e-7], so for |z| > ~16 the loss is wrong and its gradient is 0; "
+                           "pass the logits with from_logits=True" + origin_note(ctx, resolved))
+            ctx.report(call.node, message, self.bce_fix(ctx, call, sigmoid, resolved))
+        for node, scope in ctx.index.calls:
+            if not node.args:
+                continue
+            ctor = ctx.op_of(node.func, scope, o.BCE_LOSS) or self.module_criterion(ctx, node.func, scope)
+            if ctor is None:
+                continue
+            constructor, ctor_resolved = ctor
+            first = node.args[0]
+            if first.keyword is not None and first.keyword.value != "input":
+                continue
+            found = ctx.op_of(first.value, scope, o.SIGMOID)
+            if found is None:
+                continue
+            sigmoid, resolved = found
+            message = ("BCELoss of a sigmoid: torch clamps log at -100, so for |z| > ~17 the loss is "
+                       "wrong (100 instead of |z|) and its gradient is 0; use BCEWithLogitsLoss on the logits"
+                       + origin_note(ctx, resolved))
+            fix = None
+            if ctor_resolved.crossed_statements or resolved.scope is not scope:
+                fix = fixes.Fix(fixes.DISPLAY_ONLY, "Use nn.BCEWithLogitsLoss() on the logits")
+            elif sigmoid.x is not None:
+                spelling = ctx.spell(constructor.framework, o.BCE_WITH_LOGITS_LOSS, scope,
+                                     prefer=(constructor.node.func,))
+                if spelling is not None:
+                    func, _, imports = spelling
+                    new_ctor = constructor.node.with_changes(func=func)
+                    new = node.with_changes(func=new_ctor, args=[first.with_changes(value=sigmoid.x)]
+                                            + list(node.args[1:]))
+                    fix = fixes.Fix(fixes.UNSAFE, "Replace with BCEWithLogitsLoss on the logits",
+                                    [(node, new)], imports)
+            ctx.report(node, message, fix)
+
+    @staticmethod
+    def module_criterion(ctx: FileContext, func: cst.BaseExpression, scope: Scope):
+        """``criterion = nn.BCELoss()`` assigned once in an enclosing scope (the module)."""
+        if not isinstance(func, cst.Name):
+            return None
+        found = ctx.index.lookup(func.value, scope)
+        if found is None or len(found[0]) != 1 or found[1] is scope:
+            return None
+        b = found[0][0]
+        if b.kind != "assign" or b.conditional or b.value is None:
+            return None
+        call = ctx.op_call(b.value, b.scope or found[1])
+        if call is None or call.op != o.BCE_LOSS:
+            return None
+        return call, Resolved(b.value, b.scope or found[1], [Origin(b, func.value)])
+
+    @staticmethod
+    def from_logits(call: OpCall) -> bool:
+        for a in call.node.args:
+            if a.keyword is not None and a.keyword.value == "from_logits":
+                return not (isinstance(a.value, cst.Name) and a.value.value == "False")
+        for i, a in enumerate(call.node.args):
+            if a.keyword is None and i < len(call.fn.params) and call.fn.params[i][0] == "from_logits":
+                return not (isinstance(a.value, cst.Name) and a.value.value == "False")
+        return False
+
+    @staticmethod
+    def bce_fix(ctx: FileContext, call: OpCall, sigmoid: OpCall, resolved) -> fixes.Fix:
+        message = "Pass the logits to the with-logits loss"
+        if resolved.scope is not call.scope or sigmoid.x is None:
+            return fixes.Fix(fixes.DISPLAY_ONLY, message)
+        x_arg = call.args["x"]
+        if call.framework.name == "torch":
+            spelling = ctx.spell(call.framework, o.SIGMOID_CROSS_ENTROPY, call.scope, prefer=(call.node.func,))
+            if spelling is None:
+                return fixes.Fix(fixes.DISPLAY_ONLY, message)
+            func, _, imports = spelling
+            args = [a.with_changes(value=sigmoid.x) if a is x_arg else a for a in call.node.args]
+            new = call.node.with_changes(func=func, args=args)
+        else:
+            imports = []
+            keep = [a for i, a in enumerate(call.node.args)
+                    if _keyword(call, a, i) != "from_logits"]
+            args = [a.with_changes(value=sigmoid.x) if a is x_arg else a for a in keep]
+            last = args[-1]
+            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            args.append(fixes.arg(cst.Name("True"), "from_logits"))
+            new = call.node.with_changes(args=args)
+        return fixes.Fix(fixes.UNSAFE, message, [(call.node, new)], imports)
+
+
+def _keyword(call: OpCall, a: cst.Arg, i: int) -> str | None:
+    if a.keyword is not None:
+        return a.keyword.value
+    return call.fn.params[i][0] if i < len(call.fn.params) else None

@@ -1,0 +1,57 @@
+"""NAN105 absorbed-epsilon: an epsilon below float32's resolution next to 1
+(``log(1e-10 + 1 - p)``, ``clip(p, 1e-10, 1 - 1e-10)``) guards nothing."""
+
+from __future__ import annotations
+
+import struct
+
+import libcst as cst
+
+from nanlint import fixes
+from nanlint import ops as o
+from nanlint.context import FileContext
+from nanlint.guards import absorbed_epsilon, constant, positive_bound
+from nanlint.rule import Rule
+
+
+def float32(value: float) -> float:
+    try:
+        return struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:
+        return float("inf")
+
+
+class AbsorbedEpsilon(Rule):
+    code = "NAN105"
+    name = "absorbed-epsilon"
+    summary = "an epsilon below float32 resolution next to 1 (1e-10 + 1 - p, 1 - 1e-10) guards nothing"
+    fix = fixes.DISPLAY_ONLY
+
+    def check(self, ctx: FileContext) -> None:
+        if not ctx.uses_framework():
+            return
+        for log in ctx.calls(o.LOG):
+            if log.x is None:
+                continue
+            found = absorbed_epsilon(ctx, log.x, log.scope)
+            if found is None:
+                continue
+            eps, value, big = found
+            ctx.report(log.x, f"{ctx.code(eps)} is lost when added to {big:g} in float32 "
+                              f"(1 + eps == 1 for eps <= 2**-24 = 5.96e-8), so this log is still "
+                              f"log(0) = -inf once the subtracted value reaches {big:g}",
+                       fixes.Fix(fixes.DISPLAY_ONLY, "Add the epsilon last (1 - p + eps), clip p to "
+                                                     "[eps, 1 - eps] with eps >= 1e-7, or use log_sigmoid(-z)"))
+        for clip in ctx.calls(o.CLIP):
+            hi = clip.value("hi")
+            if hi is None or not isinstance(hi, cst.BinaryOperation) or not positive_bound(ctx, clip.value("lo"), clip.scope):
+                continue
+            lo = constant(ctx, clip.value("lo"), clip.scope)
+            value = constant(ctx, hi, clip.scope)
+            if value is None or value == 1.0 or float32(value) != 1.0 or lo is None or not 0 < lo < 1:
+                continue
+            ctx.report(hi, f"the upper bound {ctx.code(hi)} is exactly 1.0 in float32 (1 - eps == 1 for "
+                           f"eps <= 2**-25 = 2.98e-8): the clipped value still reaches 1 and "
+                           f"log(1 - p) is -inf",
+                       fixes.Fix(fixes.DISPLAY_ONLY, "Use an epsilon >= 1e-7 (1 - 1e-7 is 0.99999988 in "
+                                                     "float32), or log_sigmoid on the logits"))

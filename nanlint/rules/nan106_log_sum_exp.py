@@ -1,0 +1,149 @@
+"""NAN106 log-sum-exp: ``log(1 + exp(x))``/``log1p(exp(x))`` -> softplus,
+``log(sum(exp(x), axis))`` -> logsumexp, ``log(exp(a) + exp(b))`` -> logaddexp."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from nanlint import fixes
+from nanlint import ops as o
+from nanlint.context import FileContext, OpCall
+from nanlint.guards import constant, terms
+from nanlint.resolve import Scope
+from nanlint.rule import Rule
+from nanlint.rules.nan101_log_softmax import origin_note
+
+_NONNEG = (o.ABS, o.SQUARE, o.EXP, o.SOFTPLUS, o.SIGMOID, o.SOFTMAX, o.SQRT, o.NORM)
+
+
+def bounded_exponent(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> bool:
+    """``exp(expr)`` cannot overflow: ``expr`` is ``-abs(.)``, ``-square(.)``,
+    ``-(.)**2``, a constant below 88, or clipped above by one."""
+    if expr is None:
+        return False
+    value = constant(ctx, expr, scope)
+    if value is not None:
+        return value < 88
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = expr.expression
+        if isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.Power):
+            p = constant(ctx, inner.right, scope)
+            return p is not None and p == int(p) and int(p) % 2 == 0
+        call = ctx.op_call(inner, scope)
+        return call is not None and call.op in _NONNEG
+    call = ctx.op_call(expr, scope)
+    if call is not None and call.op in (o.CLIP, o.MINIMUM):
+        bound = call.value("hi") if call.op == o.CLIP else None
+        values = [constant(ctx, bound, scope)] if bound is not None else \
+            [constant(ctx, call.x, scope), constant(ctx, call.value("y"), scope)]
+        return any(v is not None and v < 88 for v in values)
+    return False
+
+
+def shifted(expr: cst.BaseExpression | None) -> bool:
+    """``exp(x - m)``: the max-shifted exponent of a hand-written stable logsumexp."""
+    return isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Subtract)
+
+
+class LogSumExp(Rule):
+    code = "NAN106"
+    name = "log-sum-exp"
+    summary = "log(1 + exp(x)), log(sum(exp(x))), log(exp(a) + exp(b)): use softplus/logsumexp/logaddexp"
+    fix = fixes.SAFE
+    needs = ("exp",)
+
+    def check(self, ctx: FileContext) -> None:
+        for log in ctx.calls(o.LOG, o.LOG1P):
+            if log.x is None:
+                continue
+            arg = ctx.resolve(log.x, log.scope)
+            crossed = arg.crossed_statements
+            note = origin_note(ctx, arg)
+            if log.op == o.LOG1P:
+                exp = self.exp_of(ctx, arg.expr, arg.scope)
+                if exp is not None:
+                    self.softplus(ctx, log, exp, crossed, arg.scope, note)
+                continue
+            chain = terms(arg.expr)
+            if len(chain) == 2 and all(sign > 0 for sign, _ in chain):
+                exps = [self.exp_of(ctx, t, arg.scope) for _, t in chain]
+                ones = [constant(ctx, t, arg.scope) == 1.0 for _, t in chain]
+                if exps[0] is not None and exps[1] is not None:
+                    self.logaddexp(ctx, log, exps[0], exps[1], crossed, arg.scope, note)
+                elif (exps[0] is not None and ones[1]) or (exps[1] is not None and ones[0]):
+                    exp = exps[0] or exps[1]
+                    self.softplus(ctx, log, exp, crossed, arg.scope, note)  # type: ignore[arg-type]
+                continue
+            if len(chain) == 1:
+                total = ctx.op_call(arg.expr, arg.scope)
+                if total is None or total.op != o.SUM:
+                    continue
+                exp = ctx.op_call(total.x, arg.scope) if total.x is not None else None
+                if exp is None or exp.op != o.EXP or shifted(exp.x) or bounded_exponent(ctx, exp.x, arg.scope):
+                    continue
+                self.logsumexp(ctx, log, total, exp, crossed, arg.scope, note)
+
+    @staticmethod
+    def exp_of(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> OpCall | None:
+        call = ctx.op_call(expr, scope)
+        if call is None or call.op != o.EXP or call.x is None or bounded_exponent(ctx, call.x, scope):
+            return None
+        return call
+
+    @staticmethod
+    def applicability(crossed: bool) -> str:
+        return fixes.UNSAFE if crossed else fixes.SAFE
+
+    def softplus(self, ctx, log: OpCall, exp: OpCall, crossed: bool, scope: Scope, note: str) -> None:
+        what = "log1p(exp(x))" if log.op == o.LOG1P else "log(1 + exp(x))"
+        message = (f"{what} overflows: exp(x) is inf for x > 88 in float32, so the value is inf and "
+                   f"the gradient NaN; use softplus(x)" + note)
+        fix = None
+        if scope is log.scope:
+            spelling = ctx.spell(exp.framework, o.SOFTPLUS, log.scope, prefer=(exp.node.func, log.node.func))
+            if spelling is not None:
+                func, _, imports = spelling
+                new = fixes.call(func, [fixes.arg(exp.x)])  # type: ignore[arg-type]
+                fix = fixes.Fix(self.applicability(crossed), "Replace with softplus", [(log.node, new)], imports)
+        ctx.report(log.node, message, fix or fixes.Fix(fixes.DISPLAY_ONLY, "Use softplus(x)"))
+
+    def logaddexp(self, ctx, log: OpCall, a: OpCall, b: OpCall, crossed: bool, scope: Scope, note: str) -> None:
+        message = ("log(exp(a) + exp(b)) overflows for a or b > 88 (inf, NaN gradient) and is -inf when "
+                   "both are below -104; use logaddexp(a, b)" + note)
+        fix = None
+        if a.framework is b.framework and scope is log.scope:
+            if a.framework.name == "tensorflow":  # TF has no logaddexp op
+                fix = fixes.Fix(fixes.DISPLAY_ONLY,
+                                "TensorFlow has no logaddexp: use tf.math.reduce_logsumexp(tf.stack([a, b]), axis=0) "
+                                "(same shapes) or m = tf.maximum(a, b); m + tf.math.log(tf.exp(a - m) + tf.exp(b - m))")
+            else:
+                spelling = ctx.spell(a.framework, o.LOGADDEXP, log.scope, prefer=(a.node.func, log.node.func))
+                if spelling is not None:
+                    func, _, imports = spelling
+                    new = fixes.call(func, [fixes.arg(a.x), fixes.arg(b.x)])  # type: ignore[arg-type]
+                    fix = fixes.Fix(self.applicability(crossed), "Replace with logaddexp", [(log.node, new)], imports)
+        ctx.report(log.node, message, fix or fixes.Fix(fixes.DISPLAY_ONLY, "Use logaddexp(a, b)"))
+
+    def logsumexp(self, ctx, log: OpCall, total: OpCall, exp: OpCall, crossed: bool, scope: Scope, note: str) -> None:
+        message = ("log(sum(exp(x))) overflows for x > 88 (inf, NaN gradient) and is -inf when every x "
+                   "is below -104; use logsumexp(x, axis)" + note)
+        fix = None
+        if scope is log.scope and total.framework is exp.framework:
+            fw = total.framework
+            new = None
+            imports: list = []
+            method = fw.methods.get("logsumexp") if total.is_method else None
+            if method is not None and exp.is_method and total.has("axis"):
+                args = ctx.carry_args(total, method, ("axis", "keepdims"))
+                if args is not None:
+                    new = fixes.call(cst.Attribute(exp.receiver, cst.Name("logsumexp")), args)  # type: ignore[arg-type]
+            elif not (fw.name == "torch" and not total.has("axis")):  # torch.logsumexp needs dim
+                spelling = ctx.spell(fw, o.LOGSUMEXP, log.scope, prefer=(total.node.func, log.node.func))
+                if spelling is not None:
+                    func, target, imports = spelling
+                    args = ctx.carry_args(total, target, ("x", "axis", "keepdims"), x=exp.x)
+                    if args is not None:
+                        new = fixes.call(func, args)
+            if new is not None:
+                fix = fixes.Fix(self.applicability(crossed), "Replace with logsumexp", [(log.node, new)], imports)
+        ctx.report(log.node, message, fix or fixes.Fix(fixes.DISPLAY_ONLY, "Use logsumexp(x, axis)"))
