@@ -66,7 +66,7 @@ def _fix(run: Run, f, lines: list[str]) -> list[str]:
         elif d.startswith("+"):
             out.append(paint(run, "  " + d, GREEN))
         else:
-            out.append("  " + d)
+            out.append(("  " + d).rstrip())
     return out
 
 
