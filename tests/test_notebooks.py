@@ -1,0 +1,170 @@
+"""Jupyter notebooks: code cells linted as one module, ``cell N`` positions, IPython
+syntax skipped, and --fix rewriting only the changed cells, byte for byte otherwise."""
+
+import difflib
+import json
+
+import pytest
+
+MARKDOWN = {"cell_type": "markdown", "metadata": {}, "source": ["# Training \u00e9t\u00e9\n", "Some notes."]}
+
+
+def code(source, outputs=None, count=None, tags=None):
+    lines = source.splitlines(keepends=True)
+    return {"cell_type": "code", "execution_count": count, "metadata": {"tags": tags or []},
+            "outputs": outputs or [], "source": lines}
+
+
+def notebook(*cells, language="python"):
+    return {
+        "cells": list(cells),
+        "metadata": {"kernelspec": {"display_name": "Python 3", "language": language, "name": "python3"},
+                     "language_info": {"name": language, "version": "3.11.4"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }
+
+
+def jupyter_bytes(nb):
+    """What Jupyter writes: nbformat's own json.dumps settings."""
+    return (json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+OUTPUT = {"name": "stdout", "output_type": "stream", "text": ["loss 0.25\n"]}
+NB = notebook(
+    code("%matplotlib inline\nimport torch\nimport torch.nn.functional as F", count=1),
+    MARKDOWN,
+    code("%%time\nx = torch.log(F.softmax(z, dim=1))", outputs=[OUTPUT], count=2),  # cell magic: skipped
+    code("!pip install einops\nz = torch.randn(4, 3)\nF.softmax?\n?torch.log", count=3),
+    code("def loss(z):\n    return torch.log(F.softmax(z, dim=1))\n\nprint(loss(z))", outputs=[OUTPUT], count=4,
+         tags=["keep"]),
+)
+
+
+@pytest.fixture
+def nb_path(tmp_path):
+    p = tmp_path / "train.ipynb"
+    p.write_bytes(jupyter_bytes(NB))
+    return p
+
+
+def test_notebook_findings_name_the_cell(run_cli, nb_path):
+    code_, out, err = run_cli("--isolated", "train.ipynb")
+    assert code_ == 1, err
+    # imports in cell 1 resolve in cell 5; the %%time cell (3) is skipped; magics are not syntax errors
+    assert out.splitlines()[0] == ("train.ipynb:cell 5:line 2:col 12: NAN101 [*] log of softmax is -inf/NaN "
+                                   "once a probability underflows to 0; use log_softmax")
+    assert "Found 1 finding" in out
+    _, out, _ = run_cli("--isolated", "--format", "json", "train.ipynb")
+    [finding] = json.loads(out)
+    assert finding["cell"] == 5
+    assert finding["location"] == {"row": 2, "column": 12}
+    assert finding["fix"]["edits"][0]["location"] == {"row": 2, "column": 12}
+
+
+def test_discovery_finds_notebooks_but_not_checkpoints(run_cli, tmp_path):
+    (tmp_path / "nbs" / ".ipynb_checkpoints").mkdir(parents=True)
+    (tmp_path / "nbs" / "a.ipynb").write_bytes(jupyter_bytes(NB))
+    (tmp_path / "nbs" / ".ipynb_checkpoints" / "a-checkpoint.ipynb").write_bytes(jupyter_bytes(NB))
+    _, out, _ = run_cli("--isolated", ".")
+    assert [line.split(":")[0] for line in out.splitlines()[:-1]] == ["nbs/a.ipynb"]
+
+
+def test_fix_rewrites_only_the_changed_cell_source(run_cli, nb_path):
+    before = nb_path.read_bytes()
+    code_, out, err = run_cli("--isolated", "--fix", "train.ipynb")
+    assert code_ == 0, (out, err)
+    after = nb_path.read_bytes()
+    diff = [d for d in difflib.unified_diff(before.decode().splitlines(), after.decode().splitlines(), lineterm="", n=0)
+            if not d.startswith(("---", "+++", "@@"))]
+    assert diff == ['-    "    return torch.log(F.softmax(z, dim=1))\\n",',
+                    '+    "    return F.log_softmax(z, dim=1)\\n",']
+    data = json.loads(after)
+    assert data["cells"][4]["source"][1] == "    return F.log_softmax(z, dim=1)\n"
+    assert data["cells"][0]["source"][0] == "%matplotlib inline\n"  # magics never written back changed
+    code_, out, _ = run_cli("--isolated", "train.ipynb")
+    assert code_ == 0, out
+
+
+def test_magic_lines_survive_a_fix_in_the_same_cell(run_cli, tmp_path):
+    nb = notebook(code("import torch\n%time y = 1\n!ls -la\ny = torch.log(torch.sigmoid(x))\nobj??\n%load_ext autoreload"))
+    p = tmp_path / "m.ipynb"
+    p.write_bytes(jupyter_bytes(nb))
+    run_cli("--isolated", "--fix", "m.ipynb")
+    assert json.loads(p.read_bytes())["cells"][0]["source"] == [
+        "import torch\n", "%time y = 1\n", "!ls -la\n", "y = torch.nn.functional.logsigmoid(x)\n", "obj??\n",
+        "%load_ext autoreload"]
+
+
+def test_fix_adding_an_import_puts_it_in_a_cell(run_cli, tmp_path):
+    nb = notebook(code("import jax.numpy as jnp\nfrom jax.nn import softmax"), MARKDOWN,
+                  code("y = jnp.log(softmax(z))"))
+    p = tmp_path / "j.ipynb"
+    p.write_bytes(jupyter_bytes(nb))
+    code_, out, err = run_cli("--isolated", "--fix", "j.ipynb")
+    assert code_ == 0, (out, err)
+    cells = json.loads(p.read_bytes())["cells"]
+    assert "".join(cells[0]["source"]) == "import jax.numpy as jnp\nfrom jax.nn import softmax\nimport jax"
+    assert "".join(cells[2]["source"]) == "y = jax.nn.log_softmax(z)"
+
+
+@pytest.mark.parametrize("indent,ensure_ascii,final_newline", [(2, True, False), (4, False, True), ("\t", False, True)])
+def test_fix_reproduces_the_json_layout(run_cli, tmp_path, indent, ensure_ascii, final_newline):
+    nb = {"metadata": {"z": 1, "a": "\u00e9"}, "nbformat": 4, "nbformat_minor": 4,  # unsorted keys
+          "cells": [MARKDOWN, code("import torch\ny = torch.log(torch.sigmoid(x))\n", count=7)]}
+    raw = json.dumps(nb, indent=indent, ensure_ascii=ensure_ascii) + ("\n" if final_newline else "")
+    p = tmp_path / "l.ipynb"
+    p.write_bytes(raw.encode())
+    run_cli("--isolated", "--fix", "l.ipynb")
+    expected = raw.replace("torch.log(torch.sigmoid(x))", "torch.nn.functional.logsigmoid(x)")
+    assert p.read_bytes() == expected.encode()
+
+
+def test_fix_refuses_a_layout_it_cannot_reproduce(run_cli, tmp_path):
+    nb = notebook(code("import torch\ny = torch.log(torch.sigmoid(x))"))
+    raw = json.dumps(nb, indent=1).replace('"nbformat": 4', '"nbformat":   4')
+    p = tmp_path / "odd.ipynb"
+    p.write_text(raw)
+    code_, _, err = run_cli("--isolated", "--fix", "odd.ipynb")
+    assert code_ == 2
+    assert "JSON layout cannot be reproduced exactly; notebook left unchanged" in err
+    assert p.read_text() == raw
+
+
+def test_a_cell_that_does_not_parse_is_nan001_in_that_cell(run_cli, tmp_path):
+    p = tmp_path / "bad.ipynb"
+    p.write_bytes(jupyter_bytes(notebook(code("import torch"), code("x = 1\nprint 'hello'"))))
+    code_, out, _ = run_cli("--isolated", "bad.ipynb")
+    assert code_ == 1
+    assert out.startswith("bad.ipynb:cell 2:line 2:")
+    assert "NAN001" in out
+
+
+def test_not_a_notebook_is_nan001(run_cli, tmp_path):
+    (tmp_path / "x.ipynb").write_text("{not json")
+    code_, out, _ = run_cli("--isolated", "x.ipynb")
+    assert code_ == 1 and "NAN001" in out and "not a notebook" in out
+
+
+def test_noqa_in_a_cell_and_other_languages_skipped(run_cli, tmp_path):
+    (tmp_path / "q.ipynb").write_bytes(jupyter_bytes(notebook(
+        code("import torch\ny = torch.log(torch.sigmoid(x))  # noqa: NAN102"))))
+    (tmp_path / "r.ipynb").write_bytes(jupyter_bytes(notebook(code("library(torch)\nx <- 1"), language="R")))
+    code_, out, _ = run_cli("--isolated", ".")
+    assert code_ == 0, out
+
+
+def test_add_noqa_in_a_notebook_keeps_the_layout(run_cli, nb_path):
+    before = nb_path.read_text()
+    code_, _, err = run_cli("--isolated", "--add-noqa", "train.ipynb")
+    assert code_ == 0, err
+    after = nb_path.read_text()
+    assert after == before.replace('"    return torch.log(F.softmax(z, dim=1))\\n"',
+                                   '"    return torch.log(F.softmax(z, dim=1))  # noqa: NAN101\\n"')
+    code_, out, _ = run_cli("--isolated", "train.ipynb")
+    assert code_ == 0, out
+
+
+def test_baseline_works_for_notebooks(run_cli, nb_path):
+    run_cli("--isolated", "--write-baseline", "b.json", "train.ipynb")
+    code_, out, _ = run_cli("--isolated", "--baseline", "b.json", "train.ipynb")
+    assert code_ == 0, out
