@@ -132,7 +132,7 @@ def apply(ctx: "FileContext", raw: Sequence["RawFinding"], rules: Sequence["Rule
     if file_codes:
         raw = [f for f in raw if not matches(file_codes, f.code, f.name)]
         hooks = [r for r in hooks if not matches(file_codes, r.code, r.name)]
-    if "noqa" not in text.lower():
+    if "noqa" not in text.lower() or (not raw and not hooks):
         return list(raw)
     found = directives(ctx)
     kept = []

@@ -75,17 +75,53 @@ def mask_magics(text: str) -> tuple[str, dict[int, str]] | None:
     if _CELL_MAGIC.match(first):
         return None
     out, magic = [], {}
-    continued = False
+    continued = False  # the previous line was a magic ending in a backslash
+    depth, quote, joined = 0, None, False  # Python state at the start of the line
     for i, line in enumerate(lines):
         body = line.rstrip("\r\n")
-        is_magic = continued or bool(_LINE_MAGIC.match(body) or _HELP.match(body) or _ASSIGN_MAGIC.match(body))
-        if is_magic:
+        at_statement = depth == 0 and quote is None and not joined
+        if continued or (at_statement and (_LINE_MAGIC.match(body) or _HELP.match(body)
+                                           or _ASSIGN_MAGIC.match(body))):
             magic[i] = line
             out.append(_placeholder(line) if not continued else " " * len(body) + line[len(body):])
             continued = body.endswith("\\")
-        else:
-            out.append(line)
+            continue
+        out.append(line)
+        depth, quote = _scan(body, depth, quote)
+        joined = quote is None and body.endswith("\\")
     return "".join(out), magic
+
+
+def _scan(line: str, depth: int, quote: str | None) -> tuple[int, str | None]:
+    """Bracket depth and open string after ``line`` (IPython lines are only recognised where
+    a statement starts: ``% y`` continuing a bracketed expression is Python)."""
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if quote is not None:
+            if c == "\\":
+                i += 2
+                continue
+            if line.startswith(quote, i):
+                i += len(quote)
+                quote = None
+                continue
+            i += 1
+            continue
+        if c == "#":
+            break
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth = max(0, depth - 1)
+        elif c in "\"'":
+            quote = c * 3 if line.startswith(c * 3, i) else c
+            i += len(quote)
+            continue
+        i += 1
+    if quote in ("'", '"') and not line.endswith("\\"):
+        quote = None  # an unterminated one-line string: a syntax error the parser will report
+    return depth, quote
 
 
 def load(source: bytes) -> Notebook:

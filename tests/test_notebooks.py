@@ -168,3 +168,14 @@ def test_baseline_works_for_notebooks(run_cli, nb_path):
     run_cli("--isolated", "--write-baseline", "b.json", "train.ipynb")
     code_, out, _ = run_cli("--isolated", "--baseline", "b.json", "train.ipynb")
     assert code_ == 0, out
+
+
+def test_ipython_lines_only_where_a_statement_starts():
+    from nanlint.notebook import mask_magics
+
+    text = 'x = ("a %s"\n     % y)\n%time f()\ns = """\n%not magic\n"""\nif x:\n    !ls\nhelp?\n'
+    masked, magic = mask_magics(text)
+    assert sorted(magic) == [2, 6, 8]
+    assert [len(a) for a in masked.splitlines()] == [len(b) for b in text.splitlines()]  # same lengths
+    compile(masked, "cell", "exec")
+    assert mask_magics("%%bash\necho hi\n") is None
