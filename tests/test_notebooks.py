@@ -175,7 +175,7 @@ def test_ipython_lines_only_where_a_statement_starts():
 
     text = 'x = ("a %s"\n     % y)\n%time f()\ns = """\n%not magic\n"""\nif x:\n    !ls\nhelp?\n'
     masked, magic = mask_magics(text)
-    assert sorted(magic) == [2, 6, 8]
+    assert sorted(magic) == [2, 7, 8]
     assert [len(a) for a in masked.splitlines()] == [len(b) for b in text.splitlines()]  # same lengths
     compile(masked, "cell", "exec")
     assert mask_magics("%%bash\necho hi\n") is None
