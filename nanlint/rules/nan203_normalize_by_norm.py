@@ -94,7 +94,7 @@ class NormalizeByNorm(Rule):
     summary = "x / norm(x): NaN at the zero vector; use l2_normalize"
     fix = fixes.UNSAFE
     supersedes = ("NAN202",)
-    needs = ("norm", "sqrt")
+    needs = ("norm", "sqrt", "**", "pow")
 
     def check(self, ctx: FileContext) -> None:
         for node, scope, num, den in divisions(ctx):
