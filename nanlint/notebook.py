@@ -64,7 +64,8 @@ def cell_text(source) -> str:
 def _placeholder(line: str) -> str:
     body = line.rstrip("\r\n")
     indent = body[: len(body) - len(body.lstrip())]
-    return (indent + "pass").ljust(len(body)) + line[len(body):]
+    stub = "pass" if len(body) - len(indent) >= 4 else "0"  # same length as the line it replaces
+    return (indent + stub).ljust(len(body)) + line[len(body):]
 
 
 def mask_magics(text: str) -> tuple[str, dict[int, str]] | None:
