@@ -299,6 +299,7 @@ def test_clipnorm_self_optimizer_and_silent_cases():
     "import tensorflow as tf\nfor g, v in zip(tape.gradient(l, vs), vs):\n    tf.clip_by_value(g, 0., 1.)\n",
     "import jax, jax.numpy as jnp\nloss, g = jax.value_and_grad(f)(p)\nc = jnp.clip(g, 0.0, 1.0)\n",
     "import tensorflow as tf\nc = tf.clip_by_value(encoder_grads, 0, 1)\n",
+    "import tensorflow as tf\nfor v, d in zip(vs, tape.gradient(l, vs)):\n    tf.clip_by_value(d, 0., 1.)\n",
 ])
 def test_one_sided_clip_flagged(source):
     assert only("NAN503", source) == ["NAN503"]
@@ -312,6 +313,9 @@ def test_one_sided_clip_flagged(source):
     "import torch\nfor p in model.parameters():\n    p.grad.clamp_(-1, 1)\n",
     "import tensorflow as tf\ngrads = tape.gradient(l, v)\nc = [tf.clip_by_value(g, -1.0, 1.0) for g in grads]\n",
     "import torch\ny = probs.clamp(min=0)\n",
+    # the variable of a (gradient, variable) pair is not a gradient
+    "import tensorflow as tf\ngv = opt.compute_gradients(loss)\nc = [tf.clip_by_value(v, 0, 1) for g, v in gv]\n",
+    "import tensorflow as tf\nfor g, w in zip(tape.gradient(l, vs), vs):\n    tf.clip_by_value(w, 0., 1.)\n",
 ])
 def test_one_sided_clip_not_flagged(source):
     assert only("NAN503", source) == []

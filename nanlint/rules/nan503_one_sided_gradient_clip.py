@@ -78,8 +78,8 @@ class OneSidedGradientClip(Rule):
                 if isinstance(node.value, cst.Call) and self.produces_gradient(ctx, node.value, where):
                     return True
             elif isinstance(node, (cst.CompFor, cst.For)):  # ``for g in grads`` / ``for g, v in zip(grads, vs)``
-                if self.iterates_gradients(ctx, node.iter, where if isinstance(node, cst.For) else where.parent
-                                           or where, depth - 1):
+                outer = where if isinstance(node, cst.For) else (where.parent or where)
+                if self.iterates_gradients(ctx, node.target, expr.value, node.iter, outer, depth - 1):
                     return True
             elif isinstance(node, cst.Param):  # ``tree_map(lambda g: ..., grads)``
                 call = self.lambda_calls(ctx).get(id(where.node))
@@ -88,10 +88,22 @@ class OneSidedGradientClip(Rule):
                     return True
         return False
 
-    def iterates_gradients(self, ctx: FileContext, it: cst.BaseExpression, scope: Scope, depth: int) -> bool:
-        if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "zip" and it.args:
-            return self.is_gradient(ctx, it.args[0].value, scope, depth)
-        return self.is_gradient(ctx, it, scope, depth)
+    def iterates_gradients(self, ctx: FileContext, target: cst.BaseExpression, name: str,
+                           it: cst.BaseExpression, scope: Scope, depth: int) -> bool:
+        """Whether ``name``, bound by ``for target in it``, takes gradients: ``for g in grads``,
+        ``for g, v in zip(grads, vs)`` (the zip argument at g's position), or
+        ``for g, v in grads_and_vars`` (gradients first in (gradient, variable) pairs)."""
+        if isinstance(target, cst.Name):
+            return self.is_gradient(ctx, it, scope, depth)
+        if not isinstance(target, (cst.Tuple, cst.List)):
+            return False
+        position = next((i for i, e in enumerate(target.elements)
+                         if isinstance(e.value, cst.Name) and e.value.value == name), None)
+        if position is None:
+            return False
+        if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "zip":
+            return position < len(it.args) and self.is_gradient(ctx, it.args[position].value, scope, depth)
+        return position == 0 and self.is_gradient(ctx, it, scope, depth)
 
     @staticmethod
     def produces_gradient(ctx: FileContext, call: cst.Call, scope: Scope) -> bool:
