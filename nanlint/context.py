@@ -183,7 +183,12 @@ class FileContext:
         found = self.index.function(call.func, scope)
         if found is None:
             return None
-        _, fscope = found
+        binding, fscope = found
+        for d in binding.node.decorators:  # type: ignore[attr-defined]
+            target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            qual = self.index.qualname(target, scope)  # @tf.function, @jax.jit keep the result
+            if qual is None or qual.split(".")[0] not in fw_registry.roots():
+                return None
         if not fscope.returns or any(r.value is None for r in fscope.returns):
             return None
         return fscope, list(fscope.returns)
