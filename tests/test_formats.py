@@ -98,6 +98,12 @@ def test_github_annotations_follow_the_workflow_command_syntax(run_cli, hazards)
     assert m["message"].startswith("NAN101 log of softmax")
 
 
+def test_github_paths_are_relative_to_the_workspace(run_cli, hazards, tmp_path, monkeypatch):
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    _, out, _ = run_cli("--isolated", "--format", "github", "model.py", cwd=tmp_path / "src")
+    assert _props(ANNOTATION.match(out.splitlines()[0])["props"])["file"] == "src/model.py"
+
+
 def test_github_escaping_of_properties_and_data():
     assert github.escape_data("100% done\r\nnext") == "100%25 done%0D%0Anext"
     assert github.escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"

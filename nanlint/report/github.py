@@ -7,6 +7,9 @@ the notebook's JSON lines) and carries no line."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from nanlint.report import Run
 
 
@@ -18,8 +21,20 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def file_of(run: Run, path: str) -> str:
+    """Relative to the repository (``GITHUB_WORKSPACE``) when running in Actions, else to
+    the working directory: GitHub matches annotations to files by repository path."""
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    if workspace:
+        try:
+            return Path(path).absolute().relative_to(Path(workspace).absolute()).as_posix()
+        except ValueError:
+            pass
+    return run.display_path(path)
+
+
 def annotation(run: Run, f) -> str:
-    props = [("file", run.display_path(f.path))]
+    props = [("file", file_of(run, f.path))]
     message = f"{f.code} {f.message}"
     if f.cell is None:
         props += [("line", str(f.start[0])), ("col", str(f.start[1])),
