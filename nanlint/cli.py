@@ -129,7 +129,7 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
         elif result.fixed_source is not None:
             changed += 1
     findings.sort(key=lambda f: f.sort_key())
-    adopt = _adopt(findings, found.files, baseline_file, write_baseline, add_noqa, errors)
+    adopt = _adopt(findings, found.files, baseline_file, write_baseline, add_noqa, errors, diff)
     if adopt is not None:
         sys.exit(adopt)
     if baseline_file is not None:
@@ -168,9 +168,12 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
     sys.exit(code)
 
 
-def _adopt(findings, files, baseline_file, write_baseline, add_noqa, errors) -> int | None:
+def _adopt(findings, files, baseline_file, write_baseline, add_noqa, errors, diff=False) -> int | None:
     """``--write-baseline`` and ``--add-noqa``: act on the findings; the exit code, or None."""
     from nanlint import baseline, noqa
+
+    if diff and (write_baseline is not None or add_noqa):
+        fail("--diff cannot be combined with --write-baseline or --add-noqa (they act on the files as they are)")
 
     if write_baseline is not None:
         keep = []
