@@ -262,3 +262,13 @@ def test_file_level_noqa_covers_a_parse_error():
 
 def test_file_level_noqa_also_blocks_fixes():
     assert fix("# nanlint: noqa\n" + MODULE) == "# nanlint: noqa\n" + MODULE
+
+
+def test_noqa_text_inside_a_string_is_not_a_directive(run_cli, tmp_path):
+    p = write(tmp_path, "m.py", 'import torch\n\ny = torch.log(torch.sigmoid(x)) if "# noqa" else 0\n')
+    code, out, _ = run_cli("--isolated", "m.py")
+    assert code == 1 and "NAN102" in out
+    run_cli("--isolated", "--add-noqa", "m.py")
+    assert p.read_text().endswith('if "# noqa" else 0  # noqa: NAN102\n')
+    code, _, _ = run_cli("--isolated", "m.py")
+    assert code == 0
