@@ -47,9 +47,10 @@ def _missing_or_skip(why: str) -> None:
 @pytest.fixture(scope="module")
 def cpu_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("harness") / "report.json"
+    on_disk = _fixture_ids()
     rc, stdout, stderr = _harness("--device", "cpu", "--allow-missing", "--json", str(out), str(FIXTURES))
     assert out.is_file(), f"the harness wrote no report (exit {rc}):\n{stdout}\n{stderr}"
-    return rc, stdout, json.loads(out.read_text())
+    return rc, stdout, json.loads(out.read_text()), on_disk
 
 
 def _problems(entry: dict) -> str:
@@ -61,7 +62,7 @@ def _problems(entry: dict) -> str:
 
 @pytest.mark.parametrize("fixture_id", _fixture_ids())
 def test_fixture_passes_on_cpu(cpu_report, fixture_id):
-    _, _, data = cpu_report
+    _, _, data, _ = cpu_report
     entry = next((f for f in data["fixtures"] if f["id"] == fixture_id), None)
     assert entry is not None, f"the harness did not discover {fixture_id}"
     if entry["skipped"]:
@@ -80,10 +81,10 @@ def test_fixture_passes_on_cpu(cpu_report, fixture_id):
 
 
 def test_run_report_is_consistent(cpu_report):
-    rc, stdout, data = cpu_report
+    rc, stdout, data, on_disk = cpu_report
     assert (rc == 0) == data["ok"], stdout
     assert data["device_requested"] == "cpu" and data["python"] and data["date"]
-    assert data["summary"]["fixtures"] == len(_fixture_ids())
+    assert {f["id"] for f in data["fixtures"]} >= set(on_disk)
     for name, info in data["frameworks"].items():
         if info["status"] == "ran":
             assert info["versions"][name], info
@@ -262,3 +263,34 @@ def test_linter_never_imports_the_harness_or_a_framework():
             "if m in sys.modules]; print(bad); sys.exit(bool(bad))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_gpu_request_is_never_silently_cpu(tmp_path):
+    """--device gpu: without a GPU the fixture fails; with one, every case ran on it."""
+    if core.available("torch"):
+        _missing_or_skip(core.available("torch"))
+    fixture = tmp_path / "NAN101-log-softmax" / "torch.py"
+    fixture.parent.mkdir()
+    fixture.write_text(GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias="")
+                       .replace('requires_grad=True)', 'requires_grad=True, device="cuda" if device == "gpu" else "cpu")'))
+    out = tmp_path / "report.json"
+    rc, stdout, stderr = _harness("--device", "gpu", "--json", str(out), str(tmp_path))
+    data = json.loads(out.read_text())
+    entry = data["fixtures"][0]
+    if data["frameworks"]["torch"].get("gpus"):
+        assert rc == 0 and all(c["device"].startswith("cuda") for c in entry["cases"]), stdout
+    else:
+        assert rc == 1 and "sees no GPU" in _problems(entry), stdout + stderr
+
+
+def test_cases_measured_on_cpu_fail_a_gpu_run():
+    f = core.Fixture("NAN101", "log-softmax", "torch", Path("torch.py"), mode="fix")
+    raw = {"device_requested": "gpu", "tolerance": 1e-5, "fixed_ran": True, "cases": {
+        "hazard_x": {"unfixed": _run(math.nan), "fixed": _run(1.0)},
+        "benign_x": {"unfixed": _run(1.0), "fixed": _run(1.0)}}}
+    core.judge_fixture(f, raw)
+    assert not f.ok and all("ran on the CPU although the GPU was requested" in c.problems[0] for c in f.cases)
+    raw["device_requested"] = "cpu"
+    cpu = core.Fixture("NAN101", "log-softmax", "torch", Path("torch.py"), mode="fix")
+    core.judge_fixture(cpu, raw)
+    assert cpu.ok, [c.problems for c in cpu.cases]

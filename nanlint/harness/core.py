@@ -231,8 +231,9 @@ def _where(f: dict) -> str:
 
 
 def static_phase(fixtures: list[Fixture], work: Path, jobs: int) -> list[str]:
-    """Lint the originals, fix copies with nanlint (one ``--fix`` per rule code), check
-    the copies. Returns run-level notes."""
+    """Per rule code (in parallel): fix copies with nanlint, lint the fixed copies.
+    Each nanlint call selects only that code, so a rule that supersedes it (a
+    fused-loss rule over log-softmax) cannot hide its findings. Returns run-level notes."""
     notes: list[str] = []
     rules, problem = known_rules()
     if problem:
@@ -242,50 +243,67 @@ def static_phase(fixtures: list[Fixture], work: Path, jobs: int) -> list[str]:
         if rules is not None and f.rule not in rules:
             f.errors.append(f"rule {f.rule} does not exist in this nanlint (yet): nothing can fix this fixture")
     live = [f for f in live if not f.errors]
-    codes = sorted({f.rule for f in live})
-    before, err = lint_json([f.path for f in live], codes, work)
-    if err:
-        notes.append(f"nanlint (lint of the originals): {err}")
-    for f in live:
-        f.findings_before = [x for x in before.get(os.path.realpath(f.path), []) if x["code"] == f.rule]
-        if not f.findings_before:
-            f.errors.append(f"nanlint does not report {f.rule} on this fixture: the rule misses the hazard, "
-                            f"or the fixture is not written in the hazardous form")
-        elif any((x.get("fix") or {}).get("applicability") in FIXABLE for x in f.findings_before):
-            f.mode = "fix"
-        else:
-            f.mode = "manual"
-            kinds = sorted({(x.get("fix") or {}).get("applicability") or "no fix" for x in f.findings_before})
-            f.notes.append(f"nanlint's fix is {'/'.join(kinds)}: the fixed side is the fixture's compute_manual")
-
-    to_fix = [f for f in live if f.mode == "fix"]
-    for i, f in enumerate(to_fix):
+    for i, f in enumerate(live):
         copy = work / "fixed" / f"{i:03d}" / f"{f.rule}-{f.slug}" / f.path.name
         copy.parent.mkdir(parents=True)
         shutil.copy2(f.path, copy)
         f.fixed_path = copy
 
-    def fix(code: str) -> tuple[str, tuple[int, str, str]]:
-        group = [f for f in to_fix if f.rule == code]
-        return code, nanlint(["--fix", "--unsafe-fixes", "--isolated", "--exit-zero", "--select", code,
-                              *(str(f.fixed_path) for f in group)], work)
+    def one_code(code: str) -> list[str]:
+        group = [f for f in live if f.rule == code]
+        return _static_code(code, group, work)
 
     with futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for code, (rc, out, err) in pool.map(fix, sorted({f.rule for f in to_fix})):
-            if rc not in (0, 1):
-                for f in to_fix:
-                    if f.rule == code:
-                        f.errors.append(f"nanlint --fix exited {rc}: {err.strip()[-800:]}")
+        for more in pool.map(one_code, sorted({f.rule for f in live})):
+            notes.extend(more)
+    for f in live:
+        if f.mode != "fix":
+            f.fixed_path = None
+    return notes
 
+
+def _fixable(findings: list[dict]) -> list[dict]:
+    return [x for x in findings if (x.get("fix") or {}).get("applicability") in FIXABLE]
+
+
+def _static_code(code: str, group: list[Fixture], work: Path) -> list[str]:
+    """Two nanlint runs for one rule code: ``--fix --format json`` on the copies (its JSON
+    lists what is left; on a copy it did not change, that is what nanlint reports on the
+    fixture), then ``--format json`` on the copies it changed."""
+    notes: list[str] = []
+    rc, out, err = nanlint(["--fix", "--unsafe-fixes", "--isolated", "--exit-zero", "--format", "json",
+                            "--select", code, *(str(f.fixed_path) for f in group)], work)
+    try:
+        left = json.loads(out) if out.strip() else []
+    except json.JSONDecodeError:
+        left = None
+    if rc not in (0, 1) or left is None:
+        for f in group:
+            f.errors.append(f"nanlint --fix exited {rc}: {(err.strip() or out.strip())[-800:]}")
+        return notes
+    by_file: dict[str, list[dict]] = {}
+    for x in left:
+        by_file.setdefault(os.path.realpath(x["filename"]), []).append(x)
     changed = []
-    for f in to_fix:
-        if f.errors:
-            continue
+    for f in group:
+        remaining = [x for x in by_file.get(os.path.realpath(f.fixed_path), []) if x["code"] == f.rule]
         original = f.path.read_text(encoding="utf-8")
         fixed = f.fixed_path.read_text(encoding="utf-8")
         if fixed == original:
-            f.errors.append("nanlint --fix --unsafe-fixes did not change the file")
+            f.findings_before = remaining
+            if not remaining:
+                f.errors.append(f"nanlint does not report {f.rule} on this fixture: the rule misses the hazard, "
+                                f"or the fixture is not written in the hazardous form")
+            elif _fixable(remaining):
+                f.errors.append(f"nanlint --fix --unsafe-fixes did not change the file, yet reports a fixable "
+                                f"{f.rule} finding: {_where(_fixable(remaining)[0])}")
+            else:
+                f.mode = "manual"
+                kinds = sorted({(x.get("fix") or {}).get("applicability") or "no fix" for x in remaining})
+                f.notes.append(f"nanlint reports {f.rule} with a {'/'.join(kinds)} fix: the fixed side is the "
+                               f"fixture's compute_manual")
             continue
+        f.mode = "fix"
         f.diff = "".join(difflib.unified_diff(original.splitlines(True), fixed.splitlines(True),
                                               f"a/{f.id}", f"b/{f.id}"))
         try:
@@ -294,19 +312,18 @@ def static_phase(fixtures: list[Fixture], work: Path, jobs: int) -> list[str]:
             f.errors.append(f"nanlint's fixed copy does not parse: {exc}")
             continue
         changed.append(f)
-    after, err = lint_json([f.fixed_path for f in changed], sorted({f.rule for f in changed}), work)
+    after, err = lint_json([f.fixed_path for f in changed], [code, "NAN001"], work)
     if err:
-        notes.append(f"nanlint (lint of the fixed copies): {err}")
+        notes.append(f"nanlint (lint of the fixed {code} copies): {err}")
     for f in changed:
-        left = after.get(os.path.realpath(f.fixed_path), [])
-        f.findings_after = [x for x in left if x["code"] == f.rule]
-        fixable = [x for x in f.findings_after if (x.get("fix") or {}).get("applicability") in FIXABLE]
-        parse = [x for x in left if x["code"] == "NAN001"]
-        for x in fixable:
+        found = after.get(os.path.realpath(f.fixed_path), [])
+        f.findings_after = [x for x in found if x["code"] == f.rule]
+        for x in _fixable(f.findings_after):
             f.errors.append(f"a fixable {f.rule} finding is left after --fix: {_where(x)}")
-        for x in parse:
-            f.errors.append(f"nanlint cannot parse its fixed copy: {_where(x)}")
-        rest = [x for x in f.findings_after if x not in fixable]
+        for x in found:
+            if x["code"] == "NAN001":
+                f.errors.append(f"nanlint cannot parse its fixed copy: {_where(x)}")
+        rest = [x for x in f.findings_after if x not in _fixable(f.findings_after)]
         if rest:
             f.notes.append(f"{len(rest)} display-only {f.rule} finding(s) remain after --fix")
     return notes
@@ -406,6 +423,14 @@ def judge_fixture(f: Fixture, raw: dict) -> None:
         f.errors.append(f"TOLERANCE must be a non-negative number, got {tol!r}")
     has_fixed = bool(raw.get("fixed_ran"))
     f.cases = [judge_case(name, c, f.tolerance, has_fixed) for name, c in raw.get("cases", {}).items()]
+    if raw.get("device_requested") == "gpu":
+        for c in f.cases:
+            on_cpu = [side for side in ("unfixed", "fixed")
+                      if str((c.raw.get(side) or {}).get("device", "")).startswith(("cpu", "host"))]
+            if on_cpu:
+                c.problems.append(f"ran on the CPU although the GPU was requested ({', '.join(on_cpu)}): "
+                                  f"does compute honour its device argument?")
+                c.ok = False
     devices = [c.device for c in f.cases if c.device != "-"]
     f.device = " | ".join(dict.fromkeys(devices)) or f.device
     if f.cases or "error" not in raw:
@@ -440,9 +465,9 @@ def worker_env(group: str, device: str) -> dict[str, str]:
 def run_worker(group: str, frameworks: list[str], fixtures: list[Fixture], device: str, work: Path,
                timeout: float) -> dict:
     job = {"device": device, "frameworks": frameworks,
-           "fixtures": [{"id": f.id, "framework": f.framework, "unfixed": str(f.path),
+           "fixtures": [{"id": str(i), "framework": f.framework, "unfixed": str(f.path),
                          "fixed": str(f.fixed_path) if f.fixed_path and f.mode == "fix" and not f.errors else None,
-                         "manual": f.mode == "manual"} for f in fixtures]}
+                         "manual": f.mode == "manual"} for i, f in enumerate(fixtures)]}
     job_path, out_path = work / f"job-{group}.json", work / f"out-{group}.json"
     job_path.write_text(json.dumps(job))
     start = time.monotonic()
@@ -470,7 +495,7 @@ def run(options: Options) -> Result:
     fixtures = discover(paths)
     if options.rules:
         wanted = {r.upper() for r in options.rules}
-        fixtures = [f for f in fixtures if f.rule.upper() in wanted]
+        fixtures = [f for f in fixtures if f.rule.upper() in wanted or f.slug.upper() in wanted]
     if options.frameworks:
         unknown = set(options.frameworks) - set(FRAMEWORKS)
         if unknown:
@@ -483,6 +508,7 @@ def run(options: Options) -> Result:
     work = Path(tempfile.mkdtemp(prefix="nanlint-harness-"))
     try:
         run_notes += static_phase(fixtures, work, jobs)
+        static_seconds = round(time.monotonic() - start, 2)
         runnable = [f for f in fixtures if f.framework in FRAMEWORKS]
         for fw in sorted({f.framework for f in runnable}):
             why = available(fw)
@@ -510,9 +536,9 @@ def run(options: Options) -> Result:
             for fw, info in out.get("frameworks", {}).items():
                 frameworks[fw] = {"status": "error" if "error" in info else "ran", **info,
                                   "worker_seconds": out["seconds"]}
-            for f in groups[group]:
+            for i, f in enumerate(groups[group]):
                 info = out.get("frameworks", {}).get(f.framework)
-                raw = out.get("fixtures", {}).get(f.id)
+                raw = out.get("fixtures", {}).get(str(i))
                 if raw is not None:
                     judge_fixture(f, raw)
                 elif info is not None and "error" in info:
@@ -539,6 +565,7 @@ def run(options: Options) -> Result:
         "machine": platform.machine(),
         "nanlint": _nanlint_version(),
         "device_requested": options.device,
+        "static_seconds": static_seconds,
         "paths": [str(p) for p in paths],
         "notes": run_notes,
     }

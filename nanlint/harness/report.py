@@ -90,7 +90,7 @@ def fixture_dict(f: Fixture) -> dict:
         "errors": f.errors,
         "notes": f.notes,
         "fix_diff": f.diff,
-        "findings_before": [{"row": x["location"]["row"], "message": x["message"],
+        "still_reported": [{"row": x["location"]["row"], "message": x["message"],
                              "fix": (x.get("fix") or {}).get("applicability")} for x in f.findings_before],
         "findings_after": [{"row": x["location"]["row"], "message": x["message"],
                             "fix": (x.get("fix") or {}).get("applicability")} for x in f.findings_after],
