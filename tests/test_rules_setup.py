@@ -38,6 +38,12 @@ def applicability(code, source):
     def f(x):
         return tf.exp(-x) / tf.reduce_sum(tf.exp(-x), axis=-1, keepdims=True)
     """,
+    # squared distances of unknown sign factor: still a softmax over logits
+    """
+    import torch
+    def f(d, t):
+        return torch.exp(d ** 2 / t) / torch.exp(d ** 2 / t).sum(-1, keepdim=True)
+    """,
     """
     import jax
     def f(x):
@@ -85,6 +91,18 @@ def test_manual_softmax_flagged(source):
     import torch
     def f(x, y):
         return torch.exp(x) / y.sum(-1, keepdim=True)
+    """,
+    # a Gaussian kernel: the exponent is never positive
+    """
+    import jax.numpy as jnp
+    def kernel(x, sigma):
+        k = jnp.exp(-0.5 * (x / sigma) ** 2)
+        return k / jnp.sum(k)
+    """,
+    """
+    import tensorflow as tf
+    def kernel(x, s):
+        return tf.exp(-tf.square(x) / (2.0 * s)) / tf.reduce_sum(tf.exp(-tf.square(x) / (2.0 * s)))
     """,
 ])
 def test_manual_softmax_not_flagged(source):

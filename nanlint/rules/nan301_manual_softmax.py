@@ -9,6 +9,7 @@ from nanlint import ops as o
 from nanlint.context import FileContext, OpCall, Resolved
 from nanlint.rule import Rule
 from nanlint.rules._shapes import Division, divisions, int_literal, is_true, same
+from nanlint.values import number
 
 
 def _shifted(ctx: FileContext, expr: cst.BaseExpression, scope) -> bool:
@@ -18,6 +19,36 @@ def _shifted(ctx: FileContext, expr: cst.BaseExpression, scope) -> bool:
         return True
     call = ctx.op_call(value, scope)
     return call is not None and call.op == o.SUBTRACT
+
+
+def _negative_square(ctx: FileContext, expr: cst.BaseExpression, scope) -> bool:
+    """A Gaussian-kernel exponent such as ``-0.5 * (x / sigma) ** 2``: never above 0, so
+    ``exp`` cannot overflow and the kernel's normalization is not a softmax of logits."""
+    value = ctx.resolve(expr, scope).expr
+    sign, squared = 1, False
+
+    def walk(e: cst.BaseExpression) -> None:
+        nonlocal sign, squared
+        literal = number(e)
+        if literal is not None:
+            sign *= -1 if literal < 0 else 1
+        elif isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus):
+            sign = -sign
+            walk(e.expression)
+        elif isinstance(e, cst.BinaryOperation) and isinstance(e.operator, (cst.Multiply, cst.Divide)):
+            walk(e.left)
+            walk(e.right)
+        elif isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Power) and number(e.right) == 2:
+            squared = True
+        else:
+            call = ctx.op_call(e, scope)
+            if call is not None and call.op == o.SQUARE:
+                squared = True
+            elif not isinstance(e, (cst.Name, cst.Attribute)):
+                sign = 0  # an unknown factor; a bare name (sigma, gamma) is taken as a positive scale
+
+    walk(value)
+    return squared and sign < 0
 
 
 class ManualSoftmax(Rule):
@@ -43,7 +74,7 @@ class ManualSoftmax(Rule):
             exp2, r_inner = inner
             if exp.x is None or not (exp2.node is exp.node or same(exp.x, exp2.x)):
                 continue
-            if _shifted(ctx, exp.x, r_num.scope):
+            if _shifted(ctx, exp.x, r_num.scope) or _negative_square(ctx, exp.x, r_num.scope):
                 continue
             message = ("exp(x) / sum(exp(x)) overflows to inf/inf = NaN once x > ~88 (float32) "
                        "and gives 0/0 when every exp underflows; use softmax(x, axis)")
