@@ -531,7 +531,8 @@ def run(options: Options) -> Result:
             return group, run_worker(group, fws, members, options.device, work, options.timeout)
 
         with futures.ThreadPoolExecutor(max_workers=max(1, min(jobs, len(groups) or 1))) as pool:
-            outs = dict(pool.map(go, sorted(groups)))
+            slowest_first = sorted(groups, key=lambda g: (g != "tensorflow", g))  # TF imports slowest
+            outs = dict(pool.map(go, slowest_first))
         for group, out in outs.items():
             for fw, info in out.get("frameworks", {}).items():
                 frameworks[fw] = {"status": "error" if "error" in info else "ran", **info,

@@ -58,7 +58,7 @@ def table(result: Result) -> str:
     for n in result.meta.get("notes", []):
         lines += ["", "note: " + n]
     cases = sum(len(f.cases) for f in result.fixtures)
-    fws = ", ".join(f"{name} {info.get('versions', {}).get(name, '')} on {info.get('device', info['status'])}".strip()
+    fws = ", ".join(f"{name} {info.get('versions', {}).get(name, '')} on {info.get('device') or info['status']}".strip()
                     for name, info in sorted(result.frameworks.items()))
     lines += ["", f"{len(result.fixtures)} fixtures, {cases} cases: {len(failed)} failed, {len(skipped)} skipped"
                   f" ({result.seconds:g} s; {fws or 'no framework ran'})",

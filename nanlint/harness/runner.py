@@ -91,7 +91,10 @@ class TensorFlow(Framework):
         tf = self.modules["tensorflow"]
         if device == "gpu":
             for gpu in self._gpus():  # don't grab the whole GPU for a few tiny tensors
-                tf.config.experimental.set_memory_growth(gpu, True)
+                try:
+                    tf.config.experimental.set_memory_growth(gpu, True)
+                except RuntimeError:  # already initialized (Keras after TensorFlow): keep it
+                    pass
 
     def device_of(self, value) -> str | None:
         spec = getattr(value, "device", None)
