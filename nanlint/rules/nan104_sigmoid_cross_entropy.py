@@ -44,6 +44,9 @@ class SigmoidCrossEntropy(Rule):
         for node, scope in ctx.index.binops:
             if not isinstance(node.operator, (cst.Add, cst.Subtract)):
                 continue
+            if not any(isinstance(t, cst.BinaryOperation) and isinstance(t.operator, cst.Multiply)
+                       for _, t in terms(node)):
+                continue  # cheap test before the parent map is built
             parent = ctx.parent(node)
             if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, (cst.Add, cst.Subtract)) \
                     and not node.lpar:
@@ -87,7 +90,7 @@ class SigmoidCrossEntropy(Rule):
                 negation = outer_negation(ctx, node, scope) if whole else None
                 site = negation if negation is not None else node
                 message = ("hand-written binary cross entropy on sigmoid(z): sigmoid is exactly 1.0 "
-                           "for z > ~16.7 in float32, log(1 - p) = -inf and the loss and gradient "
+                           "for z >= ~16.64 in float32, log(1 - p) = -inf and the loss and gradient "
                            "are NaN; use the with-logits loss" + note)
                 fix = self.chain_fix(ctx, node, scope, whole, sp < 0, pp.label, sig_p, res_p, res_n,
                                      log_p, log_n, negation)

@@ -26,6 +26,7 @@ class AbsorbedEpsilon(Rule):
     name = "absorbed-epsilon"
     summary = "an epsilon below float32 resolution next to 1 (1e-10 + 1 - p, 1 - 1e-10) guards nothing"
     fix = fixes.DISPLAY_ONLY
+    needs = ("log", "clip", "clamp")
 
     def check(self, ctx: FileContext) -> None:
         if not ctx.uses_framework():

@@ -21,6 +21,7 @@ class UnguardedLog(Rule):
     summary = "log of a value not shown to be positive (no epsilon, clip or maximum): opt-in audit"
     fix = fixes.DISPLAY_ONLY
     default = False
+    needs = ("log",)
 
     def check(self, ctx: FileContext) -> None:
         for log in ctx.calls(o.LOG):
