@@ -187,9 +187,11 @@ def discover(paths: Iterable[Path]) -> list[Fixture]:
 # --------------------------------------------------------------------------- nanlint
 
 def _env() -> dict[str, str]:
-    """The environment for child processes: nanlint importable even when not installed."""
+    """The environment for child processes: nanlint importable from a source checkout
+    even when it is not installed."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_ROOT), env.get("PYTHONPATH")) if p)
+    if (PACKAGE_ROOT / "pyproject.toml").is_file():
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_ROOT), env.get("PYTHONPATH")) if p)
     env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     return env
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 from nanlint.harness.core import Fixture, Result
@@ -129,4 +130,12 @@ def to_json(result: Result) -> dict:
 
 
 def dumps(result: Result) -> str:
-    return json.dumps(to_json(result), indent=1, allow_nan=False) + "\n"
+    """Indented JSON, with each case's outputs on one line (a report stays readable and diffable)."""
+    data = to_json(result)
+    compact: list[str] = []
+    for f in data["fixtures"]:
+        for c in f["cases"]:
+            compact.append(json.dumps(c["outputs"], allow_nan=False, separators=(", ", ": ")))
+            c["outputs"] = f"@@outputs-{len(compact) - 1}@@"
+    text = json.dumps(data, indent=1, allow_nan=False)
+    return re.sub(r'"@@outputs-(\d+)@@"', lambda m: compact[int(m.group(1))], text) + "\n"
