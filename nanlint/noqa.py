@@ -92,25 +92,14 @@ class Directive:
         return None
 
 
-class _Comments(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found: list[tuple[cst.Comment, cst.CSTNode]] = []
-
-    def visit_TrailingWhitespace(self, node: cst.TrailingWhitespace) -> None:
-        if node.comment is not None:
-            self.found.append((node.comment, node))
-
-    def visit_EmptyLine(self, node: cst.EmptyLine) -> None:
-        if node.comment is not None:
-            self.found.append((node.comment, node))
-
-
 def directives(ctx: "FileContext") -> dict[int, Directive]:
     """Row -> the ``# noqa`` comment on it (real comments only, never text in a string)."""
-    visitor = _Comments()
-    ctx.module.visit(visitor)
+    positions = ctx.positions  # computed once per file anyway (findings need it): no second tree walk
+    found = [(node.comment, node) for node in positions
+             if isinstance(node, (cst.TrailingWhitespace, cst.EmptyLine)) and node.comment is not None
+             and "noqa" in node.comment.value.lower()]
     out: dict[int, Directive] = {}
-    for comment, parent in visitor.found:
+    for comment, parent in found:
         m = _NOQA.search(comment.value)
         if m is None or _FILE.match(comment.value):
             continue
