@@ -404,3 +404,29 @@ def test_nan_masking_is_display_only():
     """
     assert [f.fix_applicability for f in only(src, "NAN205")] == ["display-only"]
     assert fixed(src, "NAN205") == body(src)
+
+
+@pytest.mark.parametrize("call,flagged", [
+    # the singular point is *selected*: the value is inf, not a where trap (torch's von_mises)
+    ("torch.where(k < 1e-5, 1 / k + k, other)", False),
+    ("torch.where(k == 0, 1 / k, other)", False),
+    ("torch.where(k != 0, other, 1 / k)", False),
+    ("torch.where(k < 3.75, other, k - 0.5 * k.log())", True),
+    # a root is singular at 0 and below: k >= 0 selects it at 0, but discards it below
+    ("torch.where(k >= 0, torch.sqrt(k), other)", True),
+    ("torch.where(k > -1, torch.sqrt(k), other)", True),
+    ("torch.where(k >= 0, 1 / k, other)", False),
+    ("torch.where((k > 0) & (other > 0), torch.log(k), other)", True),
+    ("torch.where(k < 0, 1 / k, other)", True),
+    ("torch.where(~(k > 0), other, torch.log(k))", True),
+    ("torch.where(~(k > 0), torch.log(k), other)", False),
+    ("torch.log(k).masked_fill(k > 0, 0.0)", False),
+])
+def test_single_where_only_when_the_singular_point_is_discarded(call, flagged):
+    src = f"""
+    import torch
+
+    def f(k, other):
+        return {call}
+    """
+    assert (codes(src, select=["NAN201"]) == ["NAN201"]) is flagged

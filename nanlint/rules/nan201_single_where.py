@@ -3,6 +3,8 @@ is false -> the double where ``where(c, f(where(c, x, 1.0)), other)``."""
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from nanlint import fixes
@@ -14,6 +16,21 @@ from nanlint.rules._gradient_traps import bare, binop, follow, is_op, key, repla
 from nanlint.values import is_literal, number
 
 SAFE_VALUE = "1.0"  # in the domain of 1/x, log, sqrt, rsqrt, x ** p
+
+
+# where each kind of site is singular: 1/x and log only at 0 (log's NaN at x < 0 has a
+# finite gradient, 0 under the where); roots and fractional powers also below 0
+AT_ZERO = (0.0,)
+AT_ZERO_AND_BELOW = (0.0, -1.0)
+
+
+def singular_points(what: str) -> tuple[float, ...]:
+    if what in ("1/x", "division", "log", "reciprocal"):
+        return AT_ZERO
+    exponent = re.search(r"(-?[0-9.e+-]+)\)?$", what)
+    if exponent is not None and float(exponent.group(1)).is_integer():  # x ** -2: only 0
+        return AT_ZERO
+    return AT_ZERO_AND_BELOW
 
 
 def singular_sites(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> list[tuple[str, cst.BaseExpression]]:
@@ -89,6 +106,50 @@ def compared(ctx: FileContext, cond: cst.BaseExpression, scope: Scope, depth: in
     return out
 
 
+_COMPARE = {cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b,
+            cst.LessThan: lambda a, b: a < b, cst.LessThanEqual: lambda a, b: a <= b,
+            cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b}
+
+
+def condition_at(ctx: FileContext, cond: cst.BaseExpression, scope: Scope, target: str, value: float,
+                 depth: int = 4) -> bool | None:
+    """The condition's truth when the operand ``target`` (a key) is ``value``; None when unknown."""
+    if depth < 0:
+        return None
+    cond, scope = follow(ctx, cond, scope)
+    cond = bare(cond)
+    if isinstance(cond, cst.Comparison) and len(cond.comparisons) == 1:
+        op = _COMPARE.get(type(cond.comparisons[0].operator))
+        left, right = cond.left, cond.comparisons[0].comparator
+        lv, rv = _operand_at(ctx, left, scope, target, value), _operand_at(ctx, right, scope, target, value)
+        if op is None or lv is None or rv is None:
+            return None
+        return op(lv, rv)
+    if isinstance(cond, (cst.BinaryOperation, cst.BooleanOperation)) and isinstance(
+            cond.operator, (cst.BitAnd, cst.BitOr, cst.And, cst.Or)):
+        a = condition_at(ctx, cond.left, scope, target, value, depth - 1)
+        b = condition_at(ctx, cond.right, scope, target, value, depth - 1)
+        if isinstance(cond.operator, (cst.BitAnd, cst.And)):
+            return False if a is False or b is False else (True if a and b else None)
+        return True if a is True or b is True else (False if a is False and b is False else None)
+    if isinstance(cond, cst.UnaryOperation) and isinstance(cond.operator, (cst.BitInvert, cst.Not)):
+        inner = condition_at(ctx, cond.expression, scope, target, value, depth - 1)
+        return None if inner is None else not inner
+    return None
+
+
+def _operand_at(ctx: FileContext, operand, scope: Scope, target: str, value: float) -> float | None:
+    if key(ctx, operand) == target:
+        return value
+    n = number(operand)
+    if n is not None:
+        return n
+    inner = is_op(ctx, operand, scope, o.ABS, o.SQUARE)
+    if inner is not None and key(ctx, inner.x) == target:
+        return abs(value) if inner.op == o.ABS else value * value
+    return None
+
+
 def pure(ctx: FileContext, expr: cst.CSTNode, scope: Scope) -> bool:
     """Can be evaluated twice with the same result and no side effect."""
     if isinstance(expr, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
@@ -142,7 +203,7 @@ class SingleWhere(Rule):
                     continue
                 resolved = ctx.resolve(branch, call.scope)
                 sites = [(what, inp) for what, inp in singular_sites(ctx, resolved.expr, resolved.scope)
-                         if key(ctx, inp) in keys]
+                         if key(ctx, inp) in keys and self.masked_somewhere(ctx, call, cond, role, what, inp)]
                 if not sites:
                     continue
                 what = sites[0][0]
@@ -151,6 +212,18 @@ class SingleWhere(Rule):
                            "guard the input too (double where)")
                 ctx.report(call.node, message, self.make_fix(ctx, call, cond, role, branch, resolved, sites))
                 break
+
+    @staticmethod
+    def masked_somewhere(ctx: FileContext, call: OpCall, cond, role: str, what: str, inp) -> bool:
+        """Is the branch discarded at one of the site's singular points (or may it be)?
+        A branch that is *selected* there is non-finite in value, not a where trap."""
+        selected_when = role == "x"  # where(c, x, y) selects x when c holds; masked_fill keeps it when not
+        target = key(ctx, inp)
+        for point in singular_points(what):
+            truth = condition_at(ctx, cond, call.scope, target, point)  # type: ignore[arg-type]
+            if truth is None or truth != selected_when:
+                return True
+        return False
 
     @staticmethod
     def make_fix(ctx: FileContext, call: OpCall, cond, role: str, branch, resolved, sites) -> fixes.Fix:
