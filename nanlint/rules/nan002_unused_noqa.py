@@ -23,6 +23,7 @@ class UnusedNoqa(Rule):
     fix = "safe"
     default = False
     frameworks = ()
+    needs = ("noqa", "NOQA", "Noqa")  # nothing to judge in a file without a directive
 
     def check(self, ctx) -> None:
         """Nothing: the work happens in :meth:`check_noqa`, once the other rules ran."""
