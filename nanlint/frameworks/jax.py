@@ -59,7 +59,7 @@ FUNCTIONS["jax.nn.logsumexp"] = fn(o.LOGSUMEXP, "a:x axis b keepdims return_sign
 FUNCTIONS["jax.scipy.special.logsumexp"] = fn(o.LOGSUMEXP, "a:x axis b keepdims return_sign where")
 
 _adam = fn(o.ADAM_OPTIMIZER, "learning_rate:lr b1 b2 eps:epsilon", varargs=True)
-for _name in ("adam", "adamw", "adamax", "nadam", "radam"):
+for _name in ("adam", "adamw", "adamax", "adamaxw", "nadam", "nadamw", "radam", "amsgrad"):
     FUNCTIONS["optax." + _name] = _adam
 for _name in ("sgd", "rmsprop", "adagrad", "adadelta", "lion"):
     FUNCTIONS["optax." + _name] = fn(o.OPTIMIZER, "learning_rate:lr", varargs=True)

@@ -88,9 +88,9 @@ torch("nn.utils.clip_grad_norm_", fn(o.CLIP_BY_GLOBAL_NORM, "parameters:x max_no
 
 _optimizer = fn(o.OPTIMIZER, "params lr", varargs=True)
 _adam = fn(o.ADAM_OPTIMIZER, "params lr betas eps:epsilon", varargs=True)
-for _name in ("SGD", "RMSprop", "Adagrad", "Adadelta", "ASGD", "Rprop", "LBFGS", "SparseAdam"):
+for _name in ("SGD", "RMSprop", "Adagrad", "Adadelta", "ASGD", "Rprop", "LBFGS"):
     FUNCTIONS["torch.optim." + _name] = _optimizer
-for _name in ("Adam", "AdamW", "Adamax", "NAdam", "RAdam"):
+for _name in ("Adam", "AdamW", "Adamax", "NAdam", "RAdam", "SparseAdam"):
     FUNCTIONS["torch.optim." + _name] = _adam
 
 FRAMEWORK = Framework(
