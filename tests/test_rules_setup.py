@@ -138,7 +138,7 @@ def test_manual_softmax_fix_keeps_aliases_and_parenthesizes_method_receiver():
     assert fix(source, select=["NAN301"]).splitlines()[-1] == "    return F.softmax(x, dim=-1)"
 
 
-def test_manual_softmax_fixed_values_match(tmp_path):
+def test_manual_softmax_fixed_values_match():
     torch = pytest.importorskip("torch")
     source = textwrap.dedent("""
     import torch

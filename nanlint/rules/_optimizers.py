@@ -3,8 +3,6 @@ Keras ones, and literal hyperparameters."""
 
 from __future__ import annotations
 
-import libcst as cst
-
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall
 
@@ -24,7 +22,3 @@ def keras_optimizers(ctx: FileContext):
     for call in ctx.calls(*OPTIMIZER_OPS):
         if keras_optimizer(call):
             yield call
-
-
-def line(ctx: FileContext, node: cst.CSTNode) -> int:
-    return ctx.line_of(node)
