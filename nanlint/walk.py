@@ -1,0 +1,178 @@
+"""A fast read-only traversal for ``libcst.CSTVisitor`` subclasses.
+
+libcst's ``node.visit(visitor)`` rebuilds every node it passes (it is shared
+with transformers): on real ML code walking the tree that way costs about as
+much as parsing it.  :class:`FastVisitor` keeps the visitor API -- ``visit_X``
+(returning ``False`` skips the children), ``leave_X``, and ``child.visit(self)``
+from inside a ``visit_X`` -- but walks the children itself, in libcst's own
+order, and skips the fields that hold only formatting (whitespace, parentheses,
+commas), which no analysis visits.
+
+Mix it in first: ``class Index(FastVisitor, cst.CSTVisitor)``.  ``visit_X_attr``
+attribute hooks are not supported (nothing in nanlint uses them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+
+import libcst as cst
+
+_FORMATTING = frozenset({
+    "lpar", "rpar", "leading_lines", "lines_after_decorators", "header", "footer", "semicolon", "comma",
+    "trailing_whitespace", "newline", "footer_whitespace",
+})
+
+# (visitor class, node class) -> (visit function, leave function, child fields)
+_PLANS: dict[tuple[type, type], tuple] = {}
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(node_type: type) -> tuple[str, ...]:
+    """The fields of ``node_type`` that can hold syntax nodes, in libcst's visiting order."""
+    fields = _FIELDS.get(node_type)
+    if fields is None:
+        names = [f.name for f in dataclasses.fields(node_type)]
+        known = set(names)
+        code = getattr(node_type._visit_and_replace_children, "__code__", None)
+        # libcst passes each field's name to visit_required/visit_sequence/... in
+        # visiting order, so the code's string constants list them in that order.
+        ordered: list[str] = []
+        for const in (code.co_consts if code is not None else ()):
+            if isinstance(const, str) and const in known and const not in ordered:
+                ordered.append(const)
+        ordered += [n for n in names if n not in ordered]
+        fields = tuple(n for n in ordered if n not in _FORMATTING and not n.startswith("whitespace"))
+        _FIELDS[node_type] = fields
+    return fields
+
+
+_NODE_TYPES: dict[type, bool] = {}
+
+
+def _is_node(kind: type) -> bool:
+    """``issubclass(kind, CSTNode)``, memoized (CSTNode is an ABC: isinstance is slow)."""
+    known = _NODE_TYPES.get(kind)
+    if known is None:
+        known = _NODE_TYPES[kind] = isinstance(kind, type) and issubclass(kind, cst.CSTNode)
+    return known
+
+
+class FastVisitor:
+    """Replaces libcst's rebuilding traversal for a read-only visitor."""
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self._walk(node)
+        return False  # libcst then calls on_leave, which does nothing: _walk left it already
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        pass
+
+    def _walk(self, node: cst.CSTNode) -> None:
+        key = (type(self), type(node))
+        plan = _PLANS.get(key)
+        if plan is None:
+            name = type(node).__name__
+            plan = (getattr(type(self), f"visit_{name}", None), getattr(type(self), f"leave_{name}", None),
+                    child_fields(type(node)))
+            _PLANS[key] = plan
+        visit, leave, fields = plan
+        if visit is None or visit(self, node) is not False:
+            walk = self._walk
+            for name in fields:
+                value = getattr(node, name)
+                kind = type(value)
+                if kind is tuple or kind is list:
+                    for child in value:
+                        if _is_node(type(child)):
+                            walk(child)
+                elif _is_node(kind):
+                    walk(value)
+        if leave is not None:
+            leave(self, node)
+
+
+_ALL_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
+    """``id(child) -> parent`` for every node under ``root`` (formatting nodes
+    included), as ``node.children`` would give, without libcst's rebuilding visit."""
+    out: dict[int, cst.CSTNode] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        fields = _ALL_FIELDS.get(type(node))
+        if fields is None:
+            fields = _ALL_FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(type(node)))
+        for name in fields:
+            value = getattr(node, name)
+            kind = type(value)
+            if kind is tuple or kind is list:
+                for child in value:
+                    if _is_node(type(child)):
+                        out[id(child)] = node
+                        stack.append(child)
+            elif _is_node(kind):
+                out[id(value)] = node
+                stack.append(value)
+    return out
+
+
+def positions(module: cst.Module):
+    """``PositionProvider``'s node -> CodeRange mapping for ``module``.
+
+    ``MetadataWrapper.resolve`` first runs a (here empty) batched visit over the
+    whole tree, which costs as much as the code generation that computes the
+    positions; this runs the provider's code generation alone."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    try:
+        provider = PositionProvider()
+        provider._computed = {}
+        provider._gen_impl(module)
+        return provider._computed
+    except Exception:  # noqa: BLE001 - a libcst without these internals: the public way
+        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+
+def parse(source: bytes | str) -> cst.Module:
+    """``libcst.parse_module`` without re-validating every node it builds.
+
+    The parser builds each node through its dataclass constructor, whose
+    ``__post_init__`` re-checks the node's invariants (whitespace patterns,
+    balanced parentheses...); for the parser's own output they hold by
+    construction, and checking them is ~15% of the parse.  Nodes built after
+    parsing (a rule's fix) are still validated.  The cyclic garbage collector
+    is paused during the parse as well: a tree is hundreds of thousands of new
+    objects, none of them garbage yet, which it would otherwise scan repeatedly."""
+    from libcst._nodes import base
+
+    original = base.CSTNode.__dict__.get("__post_init__")
+    paused = gc.isenabled()
+    if original is not None:
+        base.CSTNode.__post_init__ = _no_validation  # type: ignore[method-assign]
+    if paused:
+        gc.disable()
+    if FREEZE_TREES:
+        gc.collect()  # the previous file's garbage, before freezing makes it permanent
+    try:
+        module = cst.parse_module(source)
+    finally:
+        if original is not None:
+            base.CSTNode.__post_init__ = original  # type: ignore[method-assign]
+        if paused:
+            gc.enable()
+    if FREEZE_TREES:
+        gc.freeze()  # the collector never scans the tree; it is freed by reference counting
+    return module
+
+
+# Set in nanlint's own worker processes only (a process that lints and exits):
+# after each parse, move the tree to the collector's permanent generation.
+FREEZE_TREES = False
+
+
+def _no_validation(self) -> None:
+    pass
