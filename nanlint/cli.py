@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from nanlint import cache as cache_mod
 from nanlint import __version__, catalogue, config as config_mod, discovery, report, runner, selection
 from nanlint.config import ConfigError
 from nanlint.engine import Linter
@@ -68,9 +69,16 @@ def main() -> None:
 @click.option("--write-baseline", type=click.Path(path_type=Path), default=None,
               help="Record the current findings in this baseline file and exit 0.")
 @click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` on the line of every finding.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Worker processes (0: one per core; small runs stay in one process).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
+@click.option("--cache-dir", type=click.Path(path_type=Path), default=None,
+              help="Where to keep the result cache (default: .nanlint_cache in the project root).")
+@click.option("--no-prefilter", is_flag=True, hidden=True, help="Parse every file (for testing the prefilter).")
 def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude, extend_exclude, fmt,
           exit_zero, exit_non_zero_on_fix, config_file, isolated, quiet,
-          output_file, statistics, show_fixes, baseline_file, write_baseline, add_noqa) -> None:
+          output_file, statistics, show_fixes, baseline_file, write_baseline, add_noqa,
+          jobs, no_cache, cache_dir, no_prefilter) -> None:
     """Lint PATHS (default: the current directory)."""
     paths = list(paths) or [Path(".")]
     if config_file is not None and not config_file.is_file():
@@ -111,7 +119,10 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
             linters[key] = Linter([r for r in rules if not any(selection.matches(s, r) for s in ignored)], settings)
         return linters[key]
 
-    results = runner.run(found.files, linter_for, fix=fix or diff, unsafe=unsafe, write=fix and not diff)
+    cache = None if no_cache else cache_mod.Cache(cache_dir if cache_dir is not None else cfg.root / cache_mod.DIRNAME)
+    results = runner.run(found.files, linter_for, fix=fix or diff, unsafe=unsafe, write=fix and not diff,
+                         jobs=jobs, cache=cache, prefilter=not no_prefilter,
+                         cache_extra=cache_mod.project_stamp(cfg.root, cfg.path) if cache is not None else "")
     findings = []
     fixed = 0
     changed = 0

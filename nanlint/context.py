@@ -223,25 +223,18 @@ class FileContext:
         """The node directly containing ``node`` (computed once per file, on first use)."""
         parents = getattr(self, "_parents", None)
         if parents is None:
-            parents = self._parents = {}
+            from nanlint.walk import parents as parent_map  # ~10x faster than a libcst visit
 
-            class _P(cst.CSTVisitor):
-                def on_visit(self, n: cst.CSTNode) -> bool:
-                    for child in n.children:
-                        parents[id(child)] = n
-                    return True
-
-            self.module.visit(_P())
+            parents = self._parents = parent_map(self.module)
         return parents.get(id(node))
 
     @property
     def positions(self):
         pos = getattr(self, "_positions", None)
         if pos is None:
-            from libcst.metadata import MetadataWrapper, PositionProvider
+            from nanlint.walk import positions  # PositionProvider without MetadataWrapper's extra visit
 
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            pos = self._positions = wrapper.resolve(PositionProvider)
+            pos = self._positions = positions(self.module)
         return pos
 
     # --- fix spelling -------------------------------------------------------------------

