@@ -25,7 +25,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
 FRAMEWORKS = ("tensorflow", "keras", "torch", "jax")
 # One worker process per group: Keras 3 runs on the TensorFlow backend, so the two
