@@ -1,0 +1,328 @@
+"""The speed work must not change a single finding: the prefilter, the worker
+processes, the result cache, and the fast libcst plumbing (walk, parents,
+positions, parse) are each compared with the plain way on the rule pages'
+examples and on real ML sources (the installed frameworks' own code)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from nanlint import cache as cache_mod
+from nanlint import catalogue, runner, walk
+from nanlint.engine import Linter
+from nanlint.resolve import Index
+from nanlint.rule import all_rules
+
+SITE = Path(cst.__file__).resolve().parent.parent  # site-packages of the test environment
+# Real ML sources nobody here wrote: a mix that some rules flag and the prefilter skips.
+CORPUS = [
+    "torch/distributions/bernoulli.py", "torch/distributions/categorical.py", "torch/distributions/von_mises.py",
+    "torch/distributions/utils.py", "torch/optim/adam.py", "torch/nn/modules/container.py",
+    "keras/src/activations/activations.py", "keras/src/optimizers/adam.py", "jax/_src/nn/functions.py",
+]
+
+EXTRA = {  # hand-made cases at the prefilter's edges
+    "py2_tf.py": "import tensorflow as tf\nprint 'loss', tf.log(x)\n",                  # NAN001, framework file
+    "py2_plain.py": "import os\nprint 'hello'\n",                                      # NAN001, no framework
+    "plain.py": "import os\n\ndef f(x):\n    return x + 1\n",                          # nothing at all
+    "tf_no_needs.py": "import tensorflow as tf\n\nmodel = tf.keras.Sequential()\n",    # framework, no rule's tokens
+    "nul.py": "import torch\nx = 1\x00\n",                                             # NUL byte: not parseable
+    "in_string.py": "import torch\nDOC = 'torch.log(torch.softmax(x, 1))'\n",          # tokens only in a string
+    "torch_hit.py": "import torch\n\ndef f(z):\n    return torch.log(torch.softmax(z, dim=1))\n",
+}
+
+
+def _corpus(tmp_path: Path) -> list[Path]:
+    files = []
+    for rel in CORPUS:
+        src = SITE / rel
+        if src.is_file():
+            dst = tmp_path / "corpus" / rel
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dst)
+            files.append(dst)
+    if len(files) < 6:
+        pytest.skip("the ML frameworks' sources are not installed")
+    for name, text in EXTRA.items():
+        p = tmp_path / "extra" / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(text.encode())
+        files.append(p)
+    for i, block in enumerate(b for page in catalogue.pages().values() for b in page.blocks()):
+        p = tmp_path / "pages" / f"{i:03d}_{block.kind}_{block.label or 'x'}.py"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(block.code)
+        files.append(p)
+    return files
+
+
+def _findings(results) -> list[tuple]:
+    return [(f.path, f.start, f.end, f.code, f.message, f.fix_applicability, f.fix_message,
+             [(e.content, e.start, e.end) for e in f.edits]) for result, _ in results for f in result.findings]
+
+
+SELECTIONS = {
+    "default": lambda r: r.default,
+    "all": lambda r: True,  # NAN002 (not about framework code) turns the framework gate off
+    "one-rule": lambda r: r.code in ("NAN001", "NAN101"),
+}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return _corpus(tmp_path_factory.mktemp("speed"))
+
+
+@pytest.mark.parametrize("selection", sorted(SELECTIONS))
+def test_prefilter_never_hides_a_finding(corpus, selection):
+    linter = Linter([r for r in all_rules() if SELECTIONS[selection](r)], {"frameworks": {}})
+    plain = runner.run(corpus, lambda p: linter, False, False, False, jobs=1, prefilter=False)
+    stats = runner.Stats()
+    filtered = runner.run(corpus, lambda p: linter, False, False, False, jobs=1, prefilter=True, stats=stats)
+    assert _findings(filtered) == _findings(plain)
+    codes = {f[3] for f in _findings(plain)}
+    if selection == "default":  # the comparison is not vacuous: there are findings, and skipped files
+        assert "NAN001" in codes and len(codes) >= 3
+        assert stats.prefiltered >= 5
+        parse_errors = {Path(f[0]).name for f in _findings(plain) if f[3] == "NAN001"}
+        assert {"py2_tf.py", "py2_plain.py", "nul.py"} <= parse_errors
+
+
+def test_prefilter_decisions():
+    linter = Linter([r for r in all_rules() if r.default], {})
+    pf = runner.Prefilter(linter)
+    assert pf.framework_gate
+    assert pf.decide("a.py", b"import os\nx = 1\n") == runner.CHECK
+    assert pf.decide("a.py", b"import torch\nx = torch.log(torch.softmax(z, 1))\n") == runner.LINT
+    assert pf.decide("a.py", b"import torch\n") == runner.CHECK  # no rule's token
+    assert pf.decide("a.ipynb", b"{}") == runner.LINT  # notebooks are never prefiltered
+    quiet = runner.Prefilter(Linter([r for r in all_rules() if r.code == "NAN101"], {}))
+    assert quiet.decide("a.py", b"import os\n") == runner.SKIP  # no NAN001: not even a syntax check
+    # every framework op resolves through an import naming a root the gate looks for
+    from nanlint import frameworks
+    for name in frameworks.function_table():
+        assert pf.framework_word.search(f"import {name.split('.')[0]}\n")
+
+
+def test_parallel_equals_serial(corpus, tmp_path):
+    linter = Linter([r for r in all_rules() if r.default], {"frameworks": {}})
+    serial = runner.run(corpus, lambda p: linter, False, False, False, jobs=1)
+    stats = runner.Stats()
+    parallel = runner.run(corpus, lambda p: linter, False, False, False, jobs=2, stats=stats)
+    assert _findings(parallel) == _findings(serial)
+    if "fork" in runner._start_methods():
+        assert stats.jobs == 2
+
+
+def test_parallel_fix_writes_every_file(tmp_path):
+    src = "import torch\n\ndef f(z):\n    return torch.log(torch.softmax(z, dim=1))\n"
+    files = []
+    for i in range(runner.MIN_PARALLEL + 2):
+        p = tmp_path / f"m{i}.py"
+        p.write_text(src)
+        files.append(p)
+    linter = Linter([r for r in all_rules() if r.default], {})
+    results = runner.run(files, lambda p: linter, True, False, True, jobs=2)
+    assert all(r.fixed == 1 and r.error is None for r, _ in results)
+    assert all("torch.log_softmax(z, dim=1)" in p.read_text() for p in files)
+
+
+# --- the cache --------------------------------------------------------------------------
+PROJECT = {
+    "train.py": """\
+        import keras
+        import torch
+
+        opt = keras.optimizers.Adam(lr=1e-3)
+
+        def loss(z):
+            return torch.log(torch.softmax(z, dim=1))
+        """,
+    "util.py": "import os\n",
+    "broken.py": "import torch\nprint 'x'\n",
+}
+
+
+def _project(tmp_path: Path) -> Path:
+    for name, text in PROJECT.items():
+        (tmp_path / name).write_text(textwrap.dedent(text))
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    return tmp_path
+
+
+def _entries(root: Path) -> list[Path]:
+    return sorted((root / cache_mod.DIRNAME).rglob("*.json"))
+
+
+def test_warm_run_is_identical_and_cached(run_cli, tmp_path):
+    _project(tmp_path)
+    cold = run_cli("--no-cache")
+    assert not (tmp_path / cache_mod.DIRNAME).exists()
+    first = run_cli()
+    assert _entries(tmp_path) and (tmp_path / cache_mod.DIRNAME / "CACHEDIR.TAG").is_file()
+    warm = run_cli()
+    assert cold == first == warm
+    assert "NAN101" in cold[1] and "NAN501" in cold[1] and "NAN001" in cold[1]
+    for fmt in ("json",):
+        assert run_cli("--format", fmt) == run_cli("--format", fmt, "--no-cache")
+
+
+def test_warm_run_reads_the_cache(tmp_path):
+    files = [tmp_path / n for n in PROJECT]
+    _project(tmp_path)
+    linter = Linter([r for r in all_rules() if r.default], {"frameworks": {}, "root": tmp_path})
+    cache = cache_mod.Cache(tmp_path / cache_mod.DIRNAME)
+    cold = runner.run(files, lambda p: linter, False, False, False, jobs=1, cache=cache)
+    stats = runner.Stats()
+    warm = runner.run(files, lambda p: linter, False, False, False, jobs=1, cache=cache, stats=stats)
+    assert stats.cached == len(files) and stats.parsed == 0
+    assert _findings(warm) == _findings(cold)
+
+
+def test_changed_file_invalidates(run_cli, tmp_path):
+    _project(tmp_path)
+    code, out, _ = run_cli("util.py")
+    assert code == 0
+    (tmp_path / "util.py").write_text("import torch\ny = torch.log(torch.sigmoid(x))\n")
+    code, out, _ = run_cli("util.py")
+    assert code == 1 and "NAN102" in out
+
+
+def test_changed_config_invalidates(run_cli, tmp_path):
+    from nanlint import project_versions
+
+    def run(*args):
+        project_versions.project_pins.cache_clear()  # as in a new process
+        return run_cli(*args)
+
+    _project(tmp_path)
+    assert "NAN501" in run("train.py")[1]
+    # the dependency pins are read by version-aware rules: Keras < 2.3 still took lr=
+    (tmp_path / "requirements.txt").write_text("keras<2.3\n")
+    assert "NAN501" not in run("train.py")[1]
+    (tmp_path / "requirements.txt").unlink()
+    assert "NAN501" in run("train.py")[1]
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n[tool.nanlint]\nignore = ['NAN501']\n")
+    assert "NAN501" not in run_cli("train.py")[1]
+
+
+def test_corrupt_entries_are_ignored(run_cli, tmp_path):
+    _project(tmp_path)
+    expected = run_cli()
+    entries = _entries(tmp_path)
+    garbage = [b"", b"{", b"[]", b'{"key": "x", "findings": []}', b"\xff\xfe", json.dumps(
+        {"key": "k", "findings": [{"code": 1}]}).encode()]
+    for i, entry in enumerate(entries):
+        entry.write_bytes(garbage[i % len(garbage)])
+    # a well-formed entry under the right key with a bad finding shape
+    key = entries[0].stem
+    entries[0].write_text(json.dumps({"key": key, "findings": [{"code": "NAN101"}]}))
+    assert run_cli() == expected
+    assert run_cli() == expected  # and the entries were rewritten
+
+
+def test_cache_is_not_used_to_skip_a_fix(run_cli, tmp_path):
+    _project(tmp_path)
+    run_cli()  # fills the cache with the findings, fixable ones included
+    code, out, _ = run_cli("--fix", "train.py")
+    assert "torch.log_softmax(z, dim=1)" in (tmp_path / "train.py").read_text()
+    assert "learning_rate=1e-3" in (tmp_path / "train.py").read_text()
+    assert run_cli("train.py") == run_cli("--no-cache", "train.py")
+
+
+def test_cache_dir_option_and_unwritable_cache(run_cli, tmp_path):
+    _project(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    expected = run_cli("--no-cache")
+    assert run_cli("--cache-dir", str(elsewhere)) == expected
+    assert list(elsewhere.rglob("*.json")) and not (tmp_path / cache_mod.DIRNAME).exists()
+    blocker = tmp_path / "file-not-dir"
+    blocker.write_text("")
+    assert run_cli("--cache-dir", str(blocker)) == expected  # cannot write: linted all the same
+
+
+def test_cache_writes_are_atomic(tmp_path, monkeypatch):
+    cache = cache_mod.Cache(tmp_path / "c")
+    replaced = []
+    real = os.replace
+    monkeypatch.setattr(cache_mod.os, "replace", lambda a, b: (replaced.append((a, b)), real(a, b)))
+    cache.put("ab" * 20, [])
+    assert len(replaced) == 1 and Path(replaced[0][1]).name == "ab" * 20 + ".json"
+    assert cache.get("ab" * 20) == []
+    assert not [p for p in (tmp_path / "c").rglob(".tmp-*")]
+
+
+# --- the fast libcst plumbing ------------------------------------------------------------
+def _modules(corpus):
+    out = []
+    for p in corpus:
+        try:
+            out.append(cst.parse_module(p.read_bytes()))
+        except Exception:  # noqa: BLE001 - the NAN001 examples
+            pass
+    return out
+
+
+class _LibcstIndex(Index):
+    """The index built by libcst's own traversal."""
+
+    on_visit = cst.CSTVisitor.on_visit
+    on_leave = cst.CSTVisitor.on_leave
+
+
+def _index_summary(ix: Index) -> list:
+    scopes = {}
+    for _, scope in ix.calls + ix.binops:
+        while scope is not None:
+            scopes[id(scope.node)] = (
+                [(n, [(b.kind, id(b.node), b.qualname, id(b.value), b.conditional, id(b.scope.node) if b.scope else 0)
+                      for b in bs]) for n, bs in scope.bindings.items()],
+                sorted(scope.globals),
+                [(n, [(b.kind, id(b.node), b.conditional) for b in bs]) for n, bs in scope.attributes.items()])
+            scope = scope.parent
+    return [[id(c) for c, _ in ix.calls], [id(b) for b, _ in ix.binops], sorted(ix.imported_roots),
+            sorted(scopes.items())]
+
+
+def test_fast_walk_builds_the_same_index(corpus):
+    for module in _modules(corpus):
+        assert _index_summary(Index(module)) == _index_summary(_LibcstIndex(module))
+
+
+def test_fast_parents_and_positions(corpus):
+    for module in _modules(corpus)[:12]:
+        expected: dict[int, int] = {}
+
+        class _P(cst.CSTVisitor):
+            def on_visit(self, n):
+                for child in n.children:
+                    expected[id(child)] = id(n)
+                return True
+
+        module.visit(_P())
+        assert {k: id(v) for k, v in walk.parents(module).items()} == expected
+        assert dict(walk.positions(module)) == dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
+
+
+def test_fast_parse_is_libcst_parse(corpus):
+    for p in corpus[:10] + [p for p in corpus if p.parent.name == "extra"]:
+        source = p.read_bytes()
+        try:
+            expected = cst.parse_module(source)
+        except Exception as exc:  # noqa: BLE001
+            with pytest.raises(type(exc)):
+                walk.parse(source)
+            continue
+        module = walk.parse(source)
+        assert module.deep_equals(expected) and module.bytes == source
+    # nodes built after parsing are validated as before
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not an identifier")
