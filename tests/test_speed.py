@@ -122,15 +122,19 @@ def test_parallel_equals_serial(corpus, tmp_path):
         assert stats.jobs == 2
 
 
-def test_parallel_fix_writes_every_file(tmp_path):
+def test_parallel_fix_writes_every_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "MIN_PARALLEL_BYTES", 0)
     src = "import torch\n\ndef f(z):\n    return torch.log(torch.softmax(z, dim=1))\n"
     files = []
-    for i in range(runner.MIN_PARALLEL + 2):
+    for i in range(runner.MIN_PARALLEL + 4):
         p = tmp_path / f"m{i}.py"
         p.write_text(src)
         files.append(p)
     linter = Linter([r for r in all_rules() if r.default], {})
-    results = runner.run(files, lambda p: linter, True, False, True, jobs=2)
+    stats = runner.Stats()
+    results = runner.run(files, lambda p: linter, True, False, True, jobs=2, stats=stats)
+    if "fork" in runner._start_methods():
+        assert stats.jobs == 2
     assert all(r.fixed == 1 and r.error is None for r, _ in results)
     assert all("torch.log_softmax(z, dim=1)" in p.read_text() for p in files)
 
