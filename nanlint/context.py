@@ -93,6 +93,7 @@ class FileContext:
         self._methods = tuple(fw for fw in fw_registry.method_frameworks()
                               if any(root in self.index.imported_roots for root in fw.roots))
         self._op_cache: dict[int, OpCall | None] = {}
+        self._following_returns: set[int] = set()  # functions whose returns op_of is inside
 
     # --- reporting --------------------------------------------------------------
     def report(self, node: cst.CSTNode, message: str, fix: fixes.Fix | None = None,
@@ -203,9 +204,13 @@ class FileContext:
         if call is None and follow and ops:
             # a function of this module with several returns: all must be the op
             returned = self.returns_of(resolved.expr, resolved.scope)
-            if returned is not None:
+            if returned is not None and id(returned[0]) not in self._following_returns:
                 fscope, rets = returned
-                found = [self.op_of(r.value, fscope, *ops) for r in rets]
+                self._following_returns.add(id(fscope))  # a recursive function: do not re-enter
+                try:
+                    found = [self.op_of(r.value, fscope, *ops) for r in rets]
+                finally:
+                    self._following_returns.discard(id(fscope))
                 if all(f is not None for f in found):
                     first_call, first = found[0]  # type: ignore[misc]
                     origin = Origin(Binding("assign", rets[0], value=rets[0].value),
