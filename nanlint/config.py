@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -79,7 +80,9 @@ def _read_toml(path: Path) -> dict:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        raise ConfigError(f"{path}: invalid TOML: {' '.join(str(exc).split())}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
@@ -87,27 +90,30 @@ def _read_toml(path: Path) -> dict:
 def load(path: Path) -> Config:
     """Load ``--config FILE``: a pyproject.toml ([tool.nanlint]) or a nanlint.toml (top level)."""
     data = _read_toml(path)
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: [tool] must be a table")
     if path.name == "pyproject.toml":
-        table = data.get("tool", {}).get("nanlint", {})
+        table = tool.get("nanlint", {})
     else:
-        table = data.get("tool", {}).get("nanlint", data) if "tool" in data else data
+        table = tool.get("nanlint", data) if "tool" in data else data
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.nanlint] must be a table")
-    return _validate(table, path.resolve())
+    return _validate(table, Path(os.path.realpath(path)))
 
 
 def find(start: Path) -> Path | None:
     """The nearest ``nanlint.toml`` or pyproject.toml with a [tool.nanlint] table, from ``start`` upwards."""
-    start = start.resolve()
-    directory = start if start.is_dir() else start.parent
+    start = Path(os.path.realpath(start))
+    directory = start if os.path.isdir(start) else start.parent
     for d in (directory, *directory.parents):
         for name in ("nanlint.toml", ".nanlint.toml"):
-            if (d / name).is_file():
+            if os.path.isfile(d / name):  # os.path: False, not PermissionError, below an unreadable directory
                 return d / name
         candidate = d / "pyproject.toml"
-        if candidate.is_file():
-            data = _read_toml(candidate)
-            if "nanlint" in data.get("tool", {}):
+        if os.path.isfile(candidate):
+            tool = _read_toml(candidate).get("tool", {})
+            if isinstance(tool, dict) and "nanlint" in tool:
                 return candidate
     return None
 
@@ -125,7 +131,7 @@ def discover(paths: list[Path], config_file: Path | None, isolated: bool) -> Con
 def _common_parent(paths: list[Path]) -> str:
     import os
 
-    resolved = [str(p.resolve()) for p in paths]
+    resolved = [os.path.realpath(p) for p in paths]  # never raises, unlike Path.resolve() on a symlink loop
     try:
         common = os.path.commonpath(resolved)
     except ValueError:

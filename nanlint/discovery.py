@@ -49,14 +49,19 @@ def discover(paths: list[Path], exclude: tuple[str, ...], root: Path) -> Discove
             out.files.append(p)
 
     for given in paths:
-        if not os.path.lexists(given):
+        try:
+            os.lstat(given)
+        except FileNotFoundError:
             out.missing.append(str(given))
             continue
-        if given.is_file():
+        except OSError as exc:  # a parent directory without search permission, a name too long...
+            out.errors.append(f"{given}: cannot access: {exc.strerror or exc}")
+            continue
+        if os.path.isfile(given):
             add(given)
             continue
-        if not given.is_dir():
-            if given.is_symlink():
+        if not os.path.isdir(given):
+            if os.path.islink(given):
                 out.errors.append(f"{given}: broken or looping symbolic link")
             else:
                 out.errors.append(f"{given}: not a file or directory")
@@ -70,9 +75,11 @@ def discover(paths: list[Path], exclude: tuple[str, ...], root: Path) -> Discove
             kept = []
             for name in sorted(dirnames):
                 child = d / name
-                if _excluded(child, root, exclude) or (child / "pyvenv.cfg").exists():
+                # os.path's predicates, unlike Path's, answer False instead of raising
+                # PermissionError below an unreadable directory
+                if _excluded(child, root, exclude) or os.path.exists(child / "pyvenv.cfg"):
                     continue
-                if child.is_symlink():  # never follow directory links: no loops
+                if os.path.islink(child):  # never follow directory links: no loops
                     continue
                 kept.append(name)
             dirnames[:] = kept
@@ -80,9 +87,11 @@ def discover(paths: list[Path], exclude: tuple[str, ...], root: Path) -> Discove
                 child = d / name
                 if not name.endswith((".py", ".pyi", ".ipynb")) or _excluded(child, root, exclude):
                     continue
-                if child.is_dir():
+                if os.path.isdir(child):
                     continue
-                if child.is_symlink() and not child.exists():
+                if os.path.exists(child) and not os.path.isfile(child):
+                    continue  # a FIFO or device named x.py: reading it could block forever
+                if os.path.islink(child) and not os.path.exists(child):
                     out.errors.append(f"{child}: broken or looping symbolic link")
                     continue
                 add(child)

@@ -60,10 +60,107 @@ class FileResult:
     error: str | None = None  # a one-line error (the file could not be read or fixed)
 
 
+MAX_DEPTH = 1000  # expression nesting nanlint analyses (CPython itself stops near 3000)
+_PYCF_ONLY_AST = 0x400
+_MAX_BRACKETS = 200  # CPython's limit on nested brackets; libcst's native parser overflows its stack far past it
+
+
+class NestingTooDeep(Exception):
+    """The source is nested too deeply to analyse; reported as NAN001."""
+
+
 def parse(source: bytes | str) -> cst.Module:
+    """The libcst tree of ``source``, after CPython's own parser accepted it.
+
+    CPython's parser goes first: it is cheap, it fails safely where libcst's native
+    parser would overflow the C stack (brackets nested thousands deep kill the
+    process) or take minutes (chains nested thousands deep), and it rejects what
+    libcst accepts but no Python 3 runs (``except E, e:``).  Syntax newer than the
+    running interpreter (PEP 695 ``type``/generics, PEP 701 f-strings) is still
+    accepted when libcst parses it."""
     from nanlint.walk import parse as fast_parse  # the same tree, ~25% faster
 
-    return fast_parse(source)
+    rejected: SyntaxError | None = None
+    try:
+        tree = compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as err:
+        if "too many nested" in (err.msg or "") or _bracket_depth(source) > _MAX_BRACKETS:
+            raise
+        rejected = err
+    except (RecursionError, MemoryError):
+        raise NestingTooDeep("expressions nested too deeply for the Python parser") from None
+    except ValueError as err:  # "source code string cannot contain null bytes"
+        raise SyntaxError(str(err)) from None
+    else:
+        depth = _ast_depth(tree, MAX_DEPTH)
+        del tree
+        if depth > MAX_DEPTH:
+            raise NestingTooDeep(f"expressions nested more than {MAX_DEPTH} deep")
+    module = fast_parse(source)
+    if rejected is not None and not _newer_syntax(module, rejected):
+        raise rejected
+    return module
+
+
+def _ast_depth(tree, limit: int) -> int:
+    """The nesting depth of a CPython AST, counting a chain ``a and b and c`` as libcst
+    nests it (one level per operator); stops counting past ``limit``."""
+    import ast
+
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > deepest:
+            deepest = depth
+            if deepest > limit:
+                break
+        for child in ast.iter_child_nodes(node):
+            step = len(child.values) - 1 if isinstance(child, ast.BoolOp) else 1
+            stack.append((child, depth + max(step, 1)))
+    return deepest
+
+
+def _bracket_depth(source: bytes | str) -> int:
+    """A conservative upper bound of the bracket nesting (strings and comments included)."""
+    data = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
+    depth = deepest = 0
+    for byte in data:
+        if byte in b"([{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif byte in b")]}" and depth:
+            depth -= 1
+    return deepest
+
+
+def _newer_syntax(module: cst.Module, err: SyntaxError) -> bool:
+    """Whether CPython rejected ``module`` only for syntax newer than itself."""
+    import sys
+
+    if sys.version_info >= (3, 12):
+        return False
+    if "f-string" in (err.msg or ""):
+        return True  # PEP 701 (3.12): quotes and backslashes inside replacement fields
+    newer = tuple(t for t in (getattr(cst, n, None) for n in ("TypeAlias", "TypeParameters")) if t)
+
+    class Finder(cst.CSTVisitor):
+        found = False
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, newer):
+                Finder.found = True
+            return not Finder.found
+
+    try:
+        module.visit(Finder())
+    except RecursionError:
+        return False
+    return Finder.found
+
+
+_PY2 = re.compile(r"^\s*(print\s+[^\s(=]|exec\s+[\"'a-zA-Z])|except\s+[\w.]+\s*,\s*\w+\s*:|^\s*raise\s+[\w.]+\s*,")
 
 
 def parse_error_message(exc: Exception) -> tuple[str, tuple[int, int]]:
@@ -75,18 +172,40 @@ def parse_error_message(exc: Exception) -> tuple[str, tuple[int, int]]:
         python_reason = _python_reason(getattr(exc, "_source", None))
         if python_reason:
             message = python_reason
+        elif _python_accepts(getattr(exc, "_source", None)):
+            message = f"libcst cannot parse this file, though Python accepts it ({message})"
         line, col = exc.raw_line, exc.raw_column + 1
         hint = ""
         lines = getattr(exc, "_lines", None) or []
         text = lines[line - 1] if 0 < line <= len(lines) else ""
-        if re.match(r"\s*(print\s+[^\s(=]|exec\s+[\"'a-zA-Z])", text) or re.search(r"except\s+[\w.]+\s*,\s*\w+\s*:", text):
+        if _PY2.search(text):
             hint = " (Python 2 syntax?)"
         return f"SyntaxError: {message}{hint}", (line, max(col, 1))
     if isinstance(exc, UnicodeDecodeError):
         return f"cannot decode source: {exc.reason} at byte {exc.start} (add a PEP 263 coding cookie?)", (1, 1)
-    if isinstance(exc, RecursionError):
-        return "expression nesting too deep to parse", (1, 1)
+    if isinstance(exc, (RecursionError, NestingTooDeep)):
+        detail = str(exc) if isinstance(exc, NestingTooDeep) else "expressions nested too deeply"
+        return f"cannot analyse: {detail} (nanlint's limit, not a Python error)", (1, 1)
+    if isinstance(exc, SyntaxError):
+        message = (exc.msg or "invalid syntax").splitlines()[0] if exc.msg else "invalid syntax"
+        text = (exc.text or "")
+        hint = ""
+        if _PY2.search(text) and "Python 2" not in message:
+            hint = " (Python 2 syntax?)"
+        line = exc.lineno or 1
+        col = exc.offset or 1
+        return f"SyntaxError: {message}{hint}", (max(line, 1), max(col, 1))
     return f"{type(exc).__name__}: {exc}".splitlines()[0], (1, 1)
+
+
+def _python_accepts(source) -> bool:
+    if source is None:
+        return False
+    try:
+        compile(source, "<nanlint>", "exec", dont_inherit=True, flags=_PYCF_ONLY_AST)
+    except BaseException:  # noqa: BLE001
+        return False
+    return True
 
 
 def _python_reason(source) -> str | None:
@@ -101,6 +220,13 @@ def _python_reason(source) -> str | None:
         return None
     return None
 
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    if len(text) > 200:
+        text = text[:197] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def source_text(module: cst.Module, source: bytes | str) -> str:
@@ -122,11 +248,20 @@ class Linter:
     # --- one pass ---------------------------------------------------------------
     def run_rules(self, module: cst.Module, text: str, path: str) -> tuple[FileContext, list[RawFinding]]:
         ctx = FileContext(module, path, self.settings)
+        crashes: list[str] = []
+        ctx.crashes = crashes  # type: ignore[attr-defined]
         for rule in self.rules:
             if rule.code == PARSE_ERROR[0] or not rule.wanted(text):
                 continue
             ctx._rule = rule
-            rule.check(ctx)
+            before = len(ctx.findings)
+            try:
+                rule.check(ctx)
+            except RecursionError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - one rule's bug must not stop the others
+                del ctx.findings[before:]
+                crashes.append(f"{rule.code} crashed ({_one_line(exc)})")
         ctx._rule = None
         raw = self._drop_superseded(ctx, ctx.findings)
         return ctx, noqa_mod.apply(ctx, raw, self.rules, text)
@@ -190,9 +325,29 @@ class Linter:
                 message, pos = parse_error_message(exc)
                 result.findings.append(Finding(*PARSE_ERROR, message, path, pos, pos))
             return result
-        ctx, raw = self.run_rules(module, source_text(module, source), path)
-        result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
+        try:
+            ctx, raw = self.run_rules(module, source_text(module, source), path)
+            result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
+        except RecursionError as exc:
+            result.findings = self._too_deep(source, path, exc)
+            return result
+        except Exception as exc:  # noqa: BLE001 - report, and lint the other files
+            result.findings = []
+            result.error = f"{path}: internal error, file not linted ({_one_line(exc)}); please report it"
+            return result
+        if ctx.crashes:  # type: ignore[attr-defined]
+            result.error = f"{path}: internal error, {'; '.join(ctx.crashes)}: " \
+                "those rules' findings in this file are missing; please report it"  # type: ignore[attr-defined]
         return result
+
+    def _too_deep(self, source: bytes, path: str, exc: BaseException) -> list[Finding]:
+        if not self.check_parse:
+            return []
+        directive = noqa_mod.file_directive(source)
+        if directive == noqa_mod.ALL or (directive and noqa_mod.matches(directive, *PARSE_ERROR)):
+            return []
+        message, pos = parse_error_message(exc if isinstance(exc, NestingTooDeep) else RecursionError())
+        return [Finding(*PARSE_ERROR, message, path, pos, pos)]
 
     def fix_source(self, source: bytes, path: str, unsafe: bool) -> FileResult:
         """Apply fixes pass after pass until none applies; every pass must re-parse."""
@@ -203,7 +358,19 @@ class Linter:
             module = parse(source)
         except Exception:  # noqa: BLE001
             return self.lint_source(source, path)
+        try:
+            return self._fix_module(module, source, path, unsafe)
+        except Exception as exc:  # noqa: BLE001 - RecursionError included: nothing is written
+            result = self.lint_source(source, path)
+            if isinstance(exc, RecursionError) and result.findings and result.findings[0].code == PARSE_ERROR[0]:
+                return result
+            result.error = result.error or \
+                f"{path}: internal error while fixing ({_one_line(exc)}); file left unchanged, please report it"
+            return result
+
+    def _fix_module(self, module: cst.Module, source: bytes, path: str, unsafe: bool) -> FileResult:
         applied = 0
+        lost = b""  # what libcst does not reproduce: a final bare CR (``x = 1\r``)
         applied_codes: dict[str, int] = {}
         for _ in range(MAX_FIX_PASSES):
             ctx, raw = self.run_rules(module, module.code, path)
@@ -212,6 +379,15 @@ class Linter:
                                                  and fixes_mod.allowed(f.fix.applicability, unsafe)])
             if not chosen:
                 break
+            if applied == 0 and isinstance(source, bytes) and module.bytes != source:
+                generated = module.bytes
+                if source.startswith(generated) and not source[len(generated):].strip():
+                    lost = source[len(generated):]
+                else:
+                    result = self.lint_source(source, path)
+                    result.error = f"{path}: cannot fix: libcst does not reproduce this file byte for byte; " \
+                        "file left unchanged, please report it"
+                    return result
             new_module = fixes_mod.apply(module, [f.fix for f in chosen])  # type: ignore[misc]
             try:
                 new_bytes = new_module.bytes
@@ -219,7 +395,8 @@ class Linter:
             except Exception as exc:  # noqa: BLE001
                 codes = ", ".join(sorted({f.code for f in chosen}))
                 result = self.lint_source(source, path)
-                result.error = f"fix for {codes} produced code that does not parse ({parse_error_message(exc)[0]}); file left unchanged"
+                result.error = f"{path}: fix for {codes} produced code that does not parse " \
+                    f"({parse_error_message(exc)[0]}); file left unchanged, please report it"
                 return result
             if reparsed.code == module.code:
                 break
@@ -229,9 +406,11 @@ class Linter:
                 applied_codes[f.code] = applied_codes.get(f.code, 0) + 1
         else:
             result = self.lint_source(source, path)
-            result.error = f"fixes did not reach a fixpoint after {MAX_FIX_PASSES} passes; file left unchanged"
+            codes = ", ".join(sorted({f.code for f in chosen}))
+            result.error = f"{path}: fixes for {codes} did not reach a fixpoint after {MAX_FIX_PASSES} passes; " \
+                "file left unchanged, please report it"
             return result
-        final = module.bytes
+        final = module.bytes + lost
         result = self.lint_source(final, path)
         result.fixed = applied
         result.fixed_codes = applied_codes
