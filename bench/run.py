@@ -84,25 +84,27 @@ TIME = Path("/usr/bin/time")
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def timed(cmd: list[str], cwd: Path) -> tuple[float, int, int]:
-    """(wall seconds, peak RSS in KiB of any one process, exit status).
+def timed(cmd: list[str], cwd: Path) -> tuple[float, int, int, float]:
+    """(wall seconds, peak RSS in KiB of any one process, exit status, CPU seconds of all processes).
 
     The RSS comes from ``/usr/bin/time`` when there is one: a child forked from
     this (large) process would count this process's pages until it execs."""
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
-        wrapped = [str(TIME), "-f", "%M", "-o", rss.name, *cmd] if TIME.exists() else cmd
+        wrapped = [str(TIME), "-f", "%M %U %S", "-o", rss.name, *cmd] if TIME.exists() else cmd
         start = time.perf_counter()
         proc = subprocess.Popen(wrapped, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         code = os.waitstatus_to_exitcode(status)
         peak = usage.ru_maxrss
+        cpu = usage.ru_utime + usage.ru_stime
         if TIME.exists():
             try:
-                peak = int(rss.read().strip().splitlines()[-1])
+                m, u, s = rss.read().strip().splitlines()[-1].split()
+                peak, cpu = int(m), float(u) + float(s)
             except (ValueError, IndexError):
                 pass
-    return wall, peak, code
+    return wall, peak, code, cpu
 
 
 def bench(name: str, cmd: list[str], cwd: Path, runs: int, before=None, warmup: int = 0) -> dict:
@@ -110,18 +112,19 @@ def bench(name: str, cmd: list[str], cwd: Path, runs: int, before=None, warmup: 
         if before:
             before()
         timed(cmd, cwd)
-    walls, peaks, codes = [], [], set()
+    walls, peaks, codes, cpus = [], [], set(), []
     for _ in range(runs):
         if before:
             before()
-        wall, peak, code = timed(cmd, cwd)
+        wall, peak, code, cpu = timed(cmd, cwd)
         walls.append(wall)
         peaks.append(peak)
         codes.add(code)
+        cpus.append(cpu)
     row = {"name": name, "median": statistics.median(walls), "min": min(walls), "max": max(walls),
-           "runs": runs, "peak_mb": max(peaks) / 1024, "codes": sorted(codes)}
+           "runs": runs, "peak_mb": max(peaks) / 1024, "codes": sorted(codes), "cpu": statistics.median(cpus)}
     print(f"  {name:34s} median {row['median']:7.2f} s  (min {row['min']:.2f}, max {row['max']:.2f}, "
-          f"n={runs})  peak {row['peak_mb']:.0f} MB  exit {row['codes']}", flush=True)
+          f"n={runs})  cpu {row['cpu']:.2f} s  peak {row['peak_mb']:.0f} MB  exit {row['codes']}", flush=True)
     return row
 
 
@@ -277,8 +280,10 @@ def report(info, files, lines, rows, scaling, load_start, load_end, args) -> str
                f"{info['ruff']}, flake8 {info['flake8']}, {info['fixit']}.")
     what = f"`{args.path}`" if args.path else "the installed ML packages' sources (" + ", ".join(DEFAULT_CORPUS) + ")"
     out.append(f"Corpus: {what}: {files} files, {lines} lines.")
-    out += ["", "Wall time of whole processes, median of n runs; peak = largest RSS of any one process.", "",
-            "| command | median s | min s | n | peak MB | vs ruff | Fixit / this |", "|---|---|---|---|---|---|---|"]
+    out += ["", "Wall time of whole processes, median of n runs; CPU = user + system seconds of all its "
+            "processes (median; robust to a loaded machine); peak = largest RSS of any one process.", "",
+            "| command | median s | min s | n | CPU s | peak MB | wall vs ruff | CPU vs ruff | Fixit / this (wall) |",
+            "|---|---|---|---|---|---|---|---|---|"]
     fixit = rows.get("fixit", {}).get("median")
     order = ["ruff", "cold", "cold1", "unfiltered", "warm", "flake8", "fixit"]
     for key in order:
@@ -286,26 +291,28 @@ def report(info, files, lines, rows, scaling, load_start, load_end, args) -> str
             continue
         r = rows[key]
         vs_fixit = f"{fixit / r['median']:.1f}x" if fixit else "-"
-        out.append(f"| {r['name']} | {r['median']:.2f} | {r['min']:.2f} | {r['runs']} | {r['peak_mb']:.0f} | "
-                   f"{r['median'] / ruff:.2f}x | {vs_fixit} |")
+        out.append(f"| {r['name']} | {r['median']:.2f} | {r['min']:.2f} | {r['runs']} | {r['cpu']:.2f} | "
+                   f"{r['peak_mb']:.0f} | {r['median'] / ruff:.2f}x | {r['cpu'] / rows['ruff']['cpu']:.2f}x | {vs_fixit} |")
     out += ["", "Pre-commit (5 changed files, no cache):", "",
-            "| command | median s | peak MB |", "|---|---|---|"]
+            "| command | median s | CPU s | peak MB |", "|---|---|---|---|"]
     for key in ("python", "startup", "five", "ruff5"):
         r = rows[key]
-        out.append(f"| {r['name']} | {r['median']:.2f} | {r['peak_mb']:.0f} |")
+        out.append(f"| {r['name']} | {r['median']:.2f} | {r['cpu']:.2f} | {r['peak_mb']:.0f} |")
     after = rows["five"]["median"] - rows["python"]["median"]
     out.append("")
     out.append(f"5 files after Python start-up: {after:.2f} s.")
     if scaling:
         out += ["", "Linearity (cold, all cores):", "",
-                "| corpus | lines | nanlint median s | s per 100k lines | ruff median s |", "|---|---|---|---|---|"]
+                "| corpus | lines | nanlint median s | s per 100k lines | nanlint CPU s | CPU s per 100k lines "
+                "| ruff median s |", "|---|---|---|---|---|---|---|"]
         for factor, n, row, rrow in scaling:
             out.append(f"| {factor}x | {n} | {row['median']:.2f} | {row['median'] / n * 1e5:.2f} | "
-                       f"{rrow['median']:.2f} |")
+                       f"{row['cpu']:.2f} | {row['cpu'] / n * 1e5:.2f} | {rrow['median']:.2f} |")
     out += ["", "Ratios: " + ", ".join(filter(None, [
-        f"cold {rows['cold']['median'] / ruff:.2f}x ruff",
+        f"cold {rows['cold']['median'] / ruff:.2f}x ruff (CPU {rows['cold']['cpu'] / rows['ruff']['cpu']:.2f}x)",
         f"warm {rows['warm']['median'] / ruff:.2f}x ruff",
-        f"Fixit / nanlint cold {fixit / rows['cold']['median']:.1f}x" if fixit else None,
+        f"Fixit / nanlint cold {fixit / rows['cold']['median']:.1f}x "
+        f"(CPU {rows['fixit']['cpu'] / rows['cold']['cpu']:.1f}x)" if fixit else None,
         f"flake8 / nanlint cold {rows['flake8']['median'] / rows['cold']['median']:.2f}x",
     ])) + "."]
     return "\n".join(out) + "\n"
