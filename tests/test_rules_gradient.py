@@ -122,8 +122,8 @@ def test_single_where_impure_condition_is_display_only():
     src = """
     import tensorflow as tf
 
-    def f(x, threshold):
-        return tf.where(x > threshold(), tf.math.log(x), 0.0)
+    def f(x, noise):
+        return tf.where((x > 0) & (noise() > 0.5), tf.math.log(x), 0.0)
     """
     found = only(src, "NAN201")
     assert [f.fix_applicability for f in found] == ["display-only"]
@@ -427,6 +427,26 @@ def test_single_where_only_when_the_singular_point_is_discarded(call, flagged):
     import torch
 
     def f(k, other):
+        return {call}
+    """
+    assert (codes(src, select=["NAN201"]) == ["NAN201"]) is flagged
+
+
+@pytest.mark.parametrize("call,flagged", [
+    # a comparison with another tensor says nothing about the singular point (torch's smooth_l1)
+    ("torch.where(loss < beta, 0.5 * loss ** 2 / beta, loss - 0.5 * beta)", False),
+    ("torch.where(u >= 1.0 - eps, -eps, torch.log(u))", False),  # log guarded near 1, not at 0
+    ("torch.where(u > EPS, torch.log(u), 0.0)", True),  # a module constant: decided
+    ("torch.where(u > eps_arg, torch.log(u), 0.0)", False),  # unknown threshold
+])
+def test_single_where_needs_a_constant_comparison(call, flagged):
+    src = f"""
+    import torch
+
+    EPS = 1e-6
+
+    def f(loss, beta, u, eps_arg):
+        eps = torch.finfo(u.dtype).eps / 2
         return {call}
     """
     assert (codes(src, select=["NAN201"]) == ["NAN201"]) is flagged

@@ -10,6 +10,7 @@ import libcst as cst
 from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall
+from nanlint.guards import constant
 from nanlint.resolve import Scope
 from nanlint.rule import Rule
 from nanlint.rules._gradient_traps import bare, binop, follow, is_op, key, replace_all
@@ -141,7 +142,7 @@ def condition_at(ctx: FileContext, cond: cst.BaseExpression, scope: Scope, targe
 def _operand_at(ctx: FileContext, operand, scope: Scope, target: str, value: float) -> float | None:
     if key(ctx, operand) == target:
         return value
-    n = number(operand)
+    n = constant(ctx, operand, scope)
     if n is not None:
         return n
     inner = is_op(ctx, operand, scope, o.ABS, o.SQUARE)
@@ -215,13 +216,16 @@ class SingleWhere(Rule):
 
     @staticmethod
     def masked_somewhere(ctx: FileContext, call: OpCall, cond, role: str, what: str, inp) -> bool:
-        """Is the branch discarded at one of the site's singular points (or may it be)?
-        A branch that is *selected* there is non-finite in value, not a where trap."""
+        """Does the where discard the branch at one of the site's singular points?
+        Decided only when the condition compares the input with constants (``x != 0``,
+        ``x > eps``, ``abs(x) < 1e-6``): a comparison with another tensor (``loss < beta``)
+        says nothing about 0.  A branch *selected* at its singular point is non-finite
+        in value, not a where trap."""
         selected_when = role == "x"  # where(c, x, y) selects x when c holds; masked_fill keeps it when not
         target = key(ctx, inp)
         for point in singular_points(what):
             truth = condition_at(ctx, cond, call.scope, target, point)  # type: ignore[arg-type]
-            if truth is None or truth != selected_when:
+            if truth is not None and truth != selected_when:
                 return True
         return False
 
