@@ -371,9 +371,11 @@ class Linter:
     def _fix_module(self, module: cst.Module, source: bytes, path: str, unsafe: bool) -> FileResult:
         applied = 0
         lost = b""  # what libcst does not reproduce: a final bare CR (``x = 1\r``)
+        crashes: list[str] = []
         applied_codes: dict[str, int] = {}
         for _ in range(MAX_FIX_PASSES):
             ctx, raw = self.run_rules(module, module.code, path)
+            crashes.extend(c for c in ctx.crashes if c not in crashes)  # type: ignore[attr-defined]
             chosen = self._non_overlapping(ctx, [f for f in raw if f.fix is not None
                                                  and f.fix.applies_automatically
                                                  and fixes_mod.allowed(f.fix.applicability, unsafe)])
@@ -416,6 +418,9 @@ class Linter:
         result.fixed_codes = applied_codes
         if final != source:
             result.fixed_source = final
+        if crashes and result.error is None:
+            result.error = f"{path}: internal error, {'; '.join(crashes)}: " \
+                "those rules' findings and fixes in this file are missing; please report it"
         return result
 
     @staticmethod
