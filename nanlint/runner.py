@@ -89,6 +89,11 @@ class Prefilter:
 
 def _compiles(source: bytes) -> bool:
     try:
+        import io
+        import tokenize
+
+        # compile() lets undecodable bytes through in comments; python and libcst refuse them
+        source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
         compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
     except BaseException:  # noqa: BLE001 - SyntaxError, ValueError (NUL), RecursionError, MemoryError...
         return False
