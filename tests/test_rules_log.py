@@ -278,9 +278,25 @@ def test_log_sum_exp_fixed(src, fixed):
     "import jax.numpy as jnp\ndef f(x, m):\n    return m + jnp.log(jnp.sum(jnp.exp(x - m), axis=-1))\n",
     "import tensorflow as tf\ndef f(x):\n    return tf.math.log(2 + tf.exp(x))\n",  # not 1 + exp: no exact primitive
     "import math\ndef f(x):\n    return math.log(1 + math.exp(x))\n",
+    # keras' logaddexp2: a non-positive exponent scaled by a positive factor
+    "import tensorflow as tf\ndef f(d, c):\n    return tf.math.log1p(tf.math.exp(-tf.abs(d) * c))\n",
+    # torch's logaddexp ref: m + log1p(exp(x - m)) adds back what the exponent subtracts
+    "import torch\ndef f(lo, hi):\n    return hi + torch.log1p(torch.exp(lo - hi))\n",
+    # torch's log_softmax decomposition: the shifted exponent through a name
+    "import torch\ndef f(x, m):\n    s = x - m\n    return s - torch.log(torch.sum(torch.exp(s), 1, keepdim=True))\n",
 ])
 def test_log_sum_exp_not_flagged(src):
     assert "NAN106" not in codes(src)
+
+
+@pytest.mark.parametrize("src", [
+    # a softplus of a difference (BPR loss) is not the shifted stable form
+    "import torch\ndef f(pos, neg):\n    return torch.log(1 + torch.exp(neg - pos))\n",
+    # scaled by a negative constant: the exponent can be large
+    "import torch\ndef f(x):\n    return torch.log1p(torch.exp(-torch.abs(x) * -3.0))\n",
+])
+def test_log_sum_exp_still_flagged(src):
+    assert codes(src) == ["NAN106"]
 
 
 def test_log_sum_exp_tf_logaddexp_is_display_only():

@@ -31,6 +31,16 @@ def bounded_exponent(ctx: FileContext, expr: cst.BaseExpression | None, scope: S
             return p is not None and p == int(p) and int(p) % 2 == 0
         call = ctx.op_call(inner, scope)
         return call is not None and call.op in _NONNEG
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Multiply, cst.Divide)):
+        # -abs(d) * c (keras' logaddexp2): a non-positive exponent scaled by a factor that is
+        # not a negative constant
+        for a, b in ((expr.left, expr.right), (expr.right, expr.left)):
+            if isinstance(expr.operator, cst.Divide) and a is expr.right:
+                continue
+            factor = constant(ctx, b, scope)
+            if (factor is None or factor > 0) and bounded_exponent(ctx, a, scope) and constant(ctx, a, scope) is None:
+                return True
+        return False
     call = ctx.op_call(expr, scope)
     if call is not None and call.op in (o.CLIP, o.MINIMUM):
         bound = call.value("hi") if call.op == o.CLIP else None
@@ -40,9 +50,35 @@ def bounded_exponent(ctx: FileContext, expr: cst.BaseExpression | None, scope: S
     return False
 
 
-def shifted(expr: cst.BaseExpression | None) -> bool:
-    """``exp(x - m)``: the max-shifted exponent of a hand-written stable logsumexp."""
-    return isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Subtract)
+def shifted(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> cst.BaseExpression | None:
+    """``exp(x - m)``, also through ``shifted = x - m``: the subtrahend ``m`` of a
+    max-shifted exponent (a hand-written stable logsumexp), else None."""
+    if expr is None:
+        return None
+    resolved = ctx.resolve(expr, scope)
+    e = resolved.expr
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Subtract):
+        return e.right
+    return None
+
+
+def adds_back(ctx: FileContext, log: cst.CSTNode, subtrahend: cst.BaseExpression) -> bool:
+    """``m + log1p(exp(x - m))``: the log is added to the very term its exponent subtracts
+    (the stable softplus/logaddexp form)."""
+    parent = ctx.parent(log)
+    if not (isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add)):
+        return False
+    other = parent.right if parent.left is log else parent.left
+    return _text(other) == _text(subtrahend)
+
+
+_EMPTY = cst.Module([])
+
+
+def _text(expr: cst.BaseExpression) -> str:
+    if getattr(expr, "lpar", None):
+        expr = expr.with_changes(lpar=[], rpar=[])
+    return "".join(_EMPTY.code_for_node(expr).split())
 
 
 class LogSumExp(Rule):
@@ -79,7 +115,8 @@ class LogSumExp(Rule):
                 if total is None or total.op != o.SUM:
                     continue
                 exp = ctx.op_call(total.x, arg.scope) if total.x is not None else None
-                if exp is None or exp.op != o.EXP or shifted(exp.x) or bounded_exponent(ctx, exp.x, arg.scope):
+                if exp is None or exp.op != o.EXP or shifted(ctx, exp.x, arg.scope) is not None \
+                        or bounded_exponent(ctx, exp.x, arg.scope):
                     continue
                 self.logsumexp(ctx, log, total, exp, crossed, arg.scope, note)
 
@@ -95,6 +132,9 @@ class LogSumExp(Rule):
         return fixes.UNSAFE if crossed else fixes.SAFE
 
     def softplus(self, ctx, log: OpCall, exp: OpCall, crossed: bool, scope: Scope, note: str) -> None:
+        subtrahend = shifted(ctx, exp.x, scope)
+        if subtrahend is not None and adds_back(ctx, log.node, subtrahend):
+            return  # m + log1p(exp(x - m)): already the stable form
         what = "log1p(exp(x))" if log.op == o.LOG1P else "log(1 + exp(x))"
         message = (f"{what} overflows: exp(x) is inf for x > 88 in float32, so the value is inf and "
                    f"the gradient NaN; use softplus(x)" + note)
