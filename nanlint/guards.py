@@ -25,6 +25,9 @@ from nanlint.values import number
 F32_ABSORBED_ADD = 2.0 ** -24  # 1 + eps == 1 in float32 for eps <= this
 F32_ABSORBED_SUB = 2.0 ** -25  # 1 - eps == 1 in float32 for eps <= this
 _EPS_NAME = re.compile(r"eps|epsilon|tiny|smooth", re.IGNORECASE)
+_NAMED_CONSTANTS = {f"{module}.{name}": value for module in ("math", "numpy", "torch", "jax.numpy")
+                    for name, value in (("pi", 3.141592653589793), ("e", 2.718281828459045),
+                                        ("tau", 6.283185307179586))}
 
 
 # --- constants ---------------------------------------------------------------------
@@ -58,7 +61,12 @@ def constant(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _d
         except (ZeroDivisionError, OverflowError, TypeError):
             return None
         return None
+    if isinstance(expr, cst.Attribute):
+        return _NAMED_CONSTANTS.get(ctx.index.qualname(expr, scope) or "")
     if isinstance(expr, cst.Name):
+        qual = ctx.index.qualname(expr, scope)  # from math import pi
+        if qual in _NAMED_CONSTANTS:
+            return _NAMED_CONSTANTS[qual]
         found = ctx.index.lookup(expr.value, scope)
         if found is None or len(found[0]) != 1:
             return None

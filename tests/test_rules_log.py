@@ -338,10 +338,10 @@ def test_unguarded_log_flagged(arg):
 @pytest.mark.parametrize("arg", [
     "x + 1e-8", "1 - x + 1e-7", "x + eps", "torch.clamp(x, min=1e-6)", "x.clamp(1e-6, 1.0)",
     "torch.clamp(x, eps, 1.0)", "torch.maximum(x, eps)", "1 + torch.square(x)", "1 + x ** 2",
-    "2.0", "EPS", "(x + 1e-6) / (y + 1e-6)", "torch.sqrt(x ** 2 + 1e-8)",
+    "2.0", "EPS", "(x + 1e-6) / (y + 1e-6)", "torch.sqrt(x ** 2 + 1e-8)", "2 * math.pi * (x + 1e-6)",
 ])
 def test_unguarded_log_not_flagged(arg):
-    src = f"import torch\nEPS = 1e-7\ndef f(x, y, eps):\n    return torch.log({arg})\n"
+    src = f"import math\nimport torch\nEPS = 1e-7\ndef f(x, y, eps):\n    return torch.log({arg})\n"
     assert codes(src, select=["NAN109"]) == []
 
 
