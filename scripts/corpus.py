@@ -1,0 +1,383 @@
+#!/usr/bin/env python3
+"""The precision regression corpus: lint the Python sources of real ML packages
+and compare every finding with a hand-reviewed verdict.
+
+The corpus is the installed, pinned framework packages (the ``frameworks`` extra
+in ``pyproject.toml``): keras, torch, tensorflow's ``python/`` tree and jax -- the
+training-numerics subtrees listed in ``CORPUS``.
+Every finding of every rule (but NAN002 unused-noqa, which is about the
+packages' own flake8 comments) is keyed by a line-independent fingerprint --
+package, path inside the package, rule code, the flagged expression's source
+text with whitespace collapsed, and its occurrence index among identical
+(path, code, text) findings -- and looked up in ``tests/corpus/verdicts.json``,
+where a person recorded ``true-positive`` or ``false-positive`` and a reason.
+
+    python scripts/corpus.py            # compare: new/vanished findings, precision
+    python scripts/corpus.py --update   # record new findings as "unreviewed", drop vanished ones
+    python scripts/corpus.py --show     # print every unreviewed finding with its code, to review
+
+Default rules are the gate; opt-in rules are linted, recorded and reported
+separately (``"default": false`` in the report), with the same review.
+Exit status of the compare mode: 0 when every finding has a verdict and no
+recorded finding vanished, 1 otherwise, 2 when the corpus is not installed or
+its versions differ from the recorded ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VERDICTS = ROOT / "tests" / "corpus" / "verdicts.json"
+
+# (package, distribution, import name, subtrees of the package directory).  Whole
+# packages are ~95 MB of Python (nanlint parses ~all of it: every file names its
+# framework), too slow for the test suite on 2 cores; the corpus is the training-
+# numerics code: keras's implementation (its backends are written in the public
+# tf/torch/jax APIs nanlint resolves), torch's nn/distributions/optim/reference
+# ops and top-level modules, tensorflow's ops/keras/training (generated gen_*.py
+# op wrappers excluded), jax's nn/numpy/scipy, example_libraries and experimental.
+# Left out: compilers, distributed, export, quantization and test harnesses
+# (torch/_inductor, _dynamo, testing, distributed, onnx, fx, ao...).  "*.py" is
+# the top-level modules of the package.  See docs/precision.md.
+CORPUS = (
+    ("keras", "keras", "keras", ("src",)),
+    ("torch", "torch", "torch", ("*.py", "nn", "distributions", "optim", "_refs", "_decomp", "special",
+                                 "linalg", "masked", "signal")),
+    ("tensorflow", "tensorflow-cpu", "tensorflow", ("python/ops", "python/keras", "python/training")),
+    ("jax", "jax", "jax", ("_src/nn", "_src/numpy", "_src/scipy", "example_libraries", "experimental")),
+)
+EXCLUDED_FILES = ("gen_*.py",)  # generated code
+EXCLUDED_RULES = ("NAN002",)  # unused-noqa: about the corpus's own flake8 comments, not hazards
+VERDICT_VALUES = ("true-positive", "false-positive", "unreviewed")
+MAX_EXPR = 160  # longer expressions are keyed by a prefix and a hash of the whole
+
+
+class NotInstalled(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Package:
+    name: str
+    version: str
+    root: Path  # the package directory; paths are relative to it
+    subtrees: tuple[str, ...]  # what is linted: directories under root, "*.py" for its own modules
+
+
+def locate() -> list[Package]:
+    """The corpus packages, found without importing them."""
+    out = []
+    for name, dist, module, subtree in CORPUS:
+        try:
+            version = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            raise NotInstalled(f"{dist} is not installed (pip install -e '.[frameworks]')") from None
+        spec = importlib.util.find_spec(module)
+        if spec is None or not spec.submodule_search_locations:
+            raise NotInstalled(f"{module} is not importable")
+        root = Path(list(spec.submodule_search_locations)[0])
+        for sub in subtree:
+            if sub != "*.py" and not (root / sub).is_dir():
+                raise NotInstalled(f"{root / sub} is missing")
+        out.append(Package(name, version.split("+")[0], root, subtree))
+    return out
+
+
+def corpus_files(pkg: Package, everything: bool = False) -> list[Path]:
+    """The package's corpus files (``everything``: all of its Python files)."""
+    if everything:
+        found = set(pkg.root.rglob("*.py"))
+    else:
+        found = set()
+        for sub in pkg.subtrees:
+            found |= set(pkg.root.glob("*.py") if sub == "*.py" else (pkg.root / sub).rglob("*.py"))
+    return sorted(p for p in found if "__pycache__" not in p.parts
+                  and not any(fnmatch.fnmatch(p.name, pattern) for pattern in EXCLUDED_FILES))
+
+
+def corpus_rules():
+    from nanlint.rule import all_rules
+
+    return [r for r in all_rules() if r.code not in EXCLUDED_RULES]
+
+
+def normalize(text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    if len(text) > MAX_EXPR:
+        digest = hashlib.sha1(text.encode()).hexdigest()[:12]
+        text = f"{text[:MAX_EXPR - 20]}... #{digest}"
+    return text
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def span_text(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> str:
+    """Source text between two 1-based (row, column) positions, end exclusive."""
+    (r1, c1), (r2, c2) = start, end
+    if not (0 < r1 <= len(lines)):
+        return ""
+    if r1 == r2:
+        return lines[r1 - 1][c1 - 1:c2 - 1]
+    parts = [lines[r1 - 1][c1 - 1:]] + lines[r1:r2 - 1]
+    if r2 - 1 < len(lines):
+        parts.append(lines[r2 - 1][:c2 - 1])
+    return "\n".join(parts)
+
+
+def key_of(entry: dict) -> tuple:
+    return (entry["package"], entry["path"], entry["code"], entry["expr"], entry["n"])
+
+
+def lint_corpus(packages: list[Package], jobs: int | None = None, rules=None,
+                everything: bool = False) -> tuple[list[dict], dict]:
+    """Every finding as a fingerprinted entry, and statistics about the run."""
+    from nanlint import runner
+    from nanlint.engine import Linter
+
+    rules = corpus_rules() if rules is None else rules
+    # The corpus targets the framework versions installed with it (version-aware rules).
+    settings = {"frameworks": {p.name: p.version for p in packages}, "root": None}
+    linter = Linter(rules, settings)
+    files: list[Path] = []
+    owner: dict[Path, Package] = {}
+    for pkg in packages:
+        for f in corpus_files(pkg, everything):
+            files.append(f)
+            owner[f] = pkg
+    stats = runner.Stats()
+    started = time.perf_counter()
+    cpu_started = _cpu_seconds()
+    results = runner.run(files, lambda _: linter, fix=False, unsafe=False, write=False, jobs=jobs,
+                         stats=stats)
+    elapsed = time.perf_counter() - started
+    cpu = _cpu_seconds() - cpu_started
+    entries: list[dict] = []
+    lines_total = 0
+    per_package: dict[str, dict] = {p.name: {"version": p.version, "files": 0, "lines": 0} for p in packages}
+    for path, (result, source) in zip(files, results):
+        pkg = owner[path]
+        text = (source or b"").decode("utf-8", "replace")
+        lines = _LINE_BREAK.split(text)
+        n_lines = text.count("\n")
+        lines_total += n_lines
+        per_package[pkg.name]["files"] += 1
+        per_package[pkg.name]["lines"] += n_lines
+        if result.error:
+            raise RuntimeError(f"{path}: {result.error}")
+        rel = path.relative_to(pkg.root).as_posix()
+        seen: Counter = Counter()
+        for f in sorted(result.findings, key=lambda f: (f.start, f.end, f.code)):
+            expr = normalize(span_text(lines, f.start, f.end))
+            k = (f.code, expr)
+            entries.append({"package": pkg.name, "path": rel, "code": f.code, "expr": expr,
+                            "n": seen[k], "line": f.start[0], "message": f.message})
+            seen[k] += 1
+    stats_out = {"files": len(files), "lines": lines_total, "parsed": stats.parsed,
+                 "prefiltered": stats.prefiltered, "jobs": stats.jobs, "seconds": round(elapsed, 1),
+                 "cpu_seconds": round(cpu, 1),
+                 "packages": per_package, "rules": sorted(r.code for r in rules),
+                 "default": {r.code: r.default for r in rules}}
+    return entries, stats_out
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and its finished workers (wall time lies on a busy machine)."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+# --- the verdicts file ------------------------------------------------------------------
+def load_verdicts(path: Path = VERDICTS) -> dict:
+    if not path.exists():
+        return {"versions": {}, "findings": []}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for e in data["findings"]:
+        if e.get("verdict") not in VERDICT_VALUES:
+            raise ValueError(f"{path}: bad verdict {e.get('verdict')!r} for {key_of(e)}")
+        if e["verdict"] != "unreviewed" and not e.get("reason", "").strip():
+            raise ValueError(f"{path}: a {e['verdict']} verdict needs a reason: {key_of(e)}")
+    return data
+
+
+def save_verdicts(data: dict, path: Path = VERDICTS) -> None:
+    data["findings"].sort(key=lambda e: (e["package"], e["path"], e["line"], e["code"], e["n"]))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = ["{", f' "about": {json.dumps(data.get("about", ABOUT))},',
+             f' "versions": {json.dumps(data["versions"], sort_keys=True)},', ' "findings": [']
+    body = [" " + json.dumps({k: e[k] for k in FIELDS if k in e}, ensure_ascii=False) for e in data["findings"]]
+    lines.append(",\n".join(body))
+    lines += [" ]", "}", ""]
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+ABOUT = ("Hand-reviewed verdicts for every nanlint finding on the pinned framework sources; "
+         "see docs/precision.md. Key: package, path, code, expr, n (line is a hint only).")
+FIELDS = ("package", "path", "code", "expr", "n", "line", "verdict", "reason")
+
+
+@dataclass
+class Comparison:
+    matched: list[tuple[dict, dict]]  # (finding, recorded entry)
+    new: list[dict]  # findings without a recorded entry
+    vanished: list[dict]  # recorded entries no longer found
+
+    @property
+    def unreviewed(self) -> list[dict]:
+        return self.new + [f for f, e in self.matched if e["verdict"] == "unreviewed"]
+
+
+def compare(findings: list[dict], recorded: dict) -> Comparison:
+    by_key = {key_of(e): e for e in recorded["findings"]}
+    matched, new = [], []
+    for f in findings:
+        e = by_key.pop(key_of(f), None)
+        if e is None:
+            new.append(f)
+        else:
+            matched.append((f, e))
+    return Comparison(matched, new, list(by_key.values()))
+
+
+def precision_table(comparison: Comparison, default: dict[str, bool]) -> dict[str, dict]:
+    """rule -> {findings, true, false, unreviewed, precision, default}."""
+    table: dict[str, dict] = defaultdict(lambda: {"findings": 0, "true": 0, "false": 0, "unreviewed": 0})
+    for f in comparison.new:
+        table[f["code"]]["findings"] += 1
+        table[f["code"]]["unreviewed"] += 1
+    for f, e in comparison.matched:
+        row = table[f["code"]]
+        row["findings"] += 1
+        row[{"true-positive": "true", "false-positive": "false", "unreviewed": "unreviewed"}[e["verdict"]]] += 1
+    for code in default:
+        table[code]  # every rule gets a row, also with no findings
+    for code, row in table.items():
+        reviewed = row["true"] + row["false"]
+        row["precision"] = round(row["true"] / reviewed, 3) if reviewed else None
+        row["default"] = default.get(code, True)
+    return dict(sorted(table.items()))
+
+
+def overall(table: dict[str, dict], default: bool | None = None) -> tuple[int, int, float | None]:
+    rows = [r for r in table.values() if default is None or r["default"] == default]
+    t = sum(r["true"] for r in rows)
+    f = sum(r["false"] for r in rows)
+    return t, f, (round(t / (t + f), 3) if t + f else None)
+
+
+def format_table(table: dict[str, dict]) -> str:
+    out = ["rule     default  findings  true  false  unreviewed  precision"]
+    for code, r in table.items():
+        p = "-" if r["precision"] is None else f"{r['precision']:.3f}"
+        out.append(f"{code:8} {'yes' if r['default'] else 'opt-in':7} {r['findings']:9} {r['true']:5} "
+                   f"{r['false']:6} {r['unreviewed']:11}  {p:>9}")
+    for label, which in (("default rules", True), ("opt-in rules", False), ("all rules", None)):
+        t, f, p = overall(table, which)
+        out.append(f"{label}: {t} true, {f} false, precision {'-' if p is None else f'{p:.3f}'}")
+    return "\n".join(out)
+
+
+def describe(e: dict) -> str:
+    return f"{e['package']}/{e['path']}:{e['line']}: {e['code']} {e['expr']}"
+
+
+def show(entries: list[dict], packages: list[Package], context: int = 6) -> str:
+    roots = {p.name: p.root for p in packages}
+    out = []
+    for e in entries:
+        path = roots[e["package"]] / e["path"]
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lo, hi = max(1, e["line"] - context), min(len(lines), e["line"] + 2)
+        out.append(f"=== {describe(e)} [n={e['n']}]")
+        if e.get("message"):
+            out.append(f"    {e['message']}")
+        for i in range(lo, hi + 1):
+            out.append(f"{'>' if i == e['line'] else ' '}{i:6} {lines[i - 1]}")
+    return "\n".join(out)
+
+
+def check_versions(packages: list[Package], recorded: dict) -> str | None:
+    installed = {p.name: p.version for p in packages}
+    if recorded.get("versions") and recorded["versions"] != installed:
+        return (f"the installed corpus {installed} differs from the reviewed one {recorded['versions']}; "
+                f"install the pinned versions: pip install -e '.[frameworks]'")
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--update", action="store_true",
+                        help="record new findings as unreviewed and drop vanished ones")
+    parser.add_argument("--show", action="store_true", help="print unreviewed findings with their code")
+    parser.add_argument("--select", default=None, help="comma-separated rule codes to report on (default: all)")
+    parser.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (0: one per core)")
+    parser.add_argument("--verdicts", type=Path, default=VERDICTS)
+    parser.add_argument("--everything", action="store_true",
+                        help="lint every Python file of the packages, not only the corpus subtrees "
+                             "(exploration: the recorded verdicts cover the corpus)")
+    args = parser.parse_args(argv)
+    try:
+        packages = locate()
+    except NotInstalled as exc:
+        print(f"corpus: {exc}", file=sys.stderr)
+        return 2
+    recorded = load_verdicts(args.verdicts)
+    mismatch = check_versions(packages, recorded)
+    if mismatch:
+        print(f"corpus: {mismatch}", file=sys.stderr)
+        return 2
+    rules = corpus_rules()
+    if args.everything and args.update:
+        parser.error("--everything is for exploration; --update records the corpus subtrees only")
+    findings, stats = lint_corpus(packages, jobs=args.jobs or None, rules=rules, everything=args.everything)
+    if args.select:
+        wanted = {c.strip().upper() for c in args.select.split(",")}
+        findings = [f for f in findings if f["code"] in wanted]
+        recorded = dict(recorded, findings=[e for e in recorded["findings"] if e["code"] in wanted])
+    comparison = compare(findings, recorded)
+    print(f"corpus: {stats['files']} files, {stats['lines']} lines "
+          f"({', '.join(n + ' ' + p['version'] + ': ' + str(p['files']) + ' files' for n, p in stats['packages'].items())}); "
+          f"{stats['parsed']} parsed, {stats['prefiltered']} prefiltered, {stats['jobs']} jobs, {stats['seconds']} s wall, {stats['cpu_seconds']} s CPU")
+    if args.update:
+        full = load_verdicts(args.verdicts)
+        keep_codes = None if not args.select else wanted
+        kept = [e for e in full["findings"] if keep_codes is not None and e["code"] not in keep_codes]
+        for f, e in comparison.matched:
+            kept.append(dict(e, line=f["line"]))
+        for f in comparison.new:
+            kept.append(dict(f, verdict="unreviewed", reason=""))
+        full["findings"] = kept
+        full["versions"] = {p.name: p.version for p in packages}
+        save_verdicts(full, args.verdicts)
+        print(f"updated {args.verdicts}: {len(comparison.new)} new (unreviewed), "
+              f"{len(comparison.vanished)} vanished dropped")
+        for e in comparison.vanished:
+            print(f"  vanished ({e['verdict']}): {describe(e)}")
+    else:
+        for f in comparison.new:
+            print(f"new: {describe(f)}")
+        for e in comparison.vanished:
+            print(f"vanished ({e['verdict']}): {describe(e)}")
+    if args.show:
+        print(show(comparison.unreviewed, packages))
+    print(format_table(precision_table(comparison, stats["default"])))
+    failed = bool(comparison.unreviewed) or (bool(comparison.vanished) and not args.update)
+    return 1 if failed and not args.update else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

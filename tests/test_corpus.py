@@ -1,0 +1,99 @@
+"""The precision regression corpus: every finding nanlint makes on the pinned
+framework sources (keras, torch, tensorflow/python, jax) has a hand-reviewed
+verdict in ``tests/corpus/verdicts.json``, so precision can only go up.
+
+A new finding fails here until someone reviews it (``python scripts/corpus.py
+--update --show``, then set ``verdict``/``reason`` in the file; see
+docs/precision.md).  The lint runs once per session, in worker processes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("nanlint_corpus", ROOT / "scripts" / "corpus.py")
+corpus = importlib.util.module_from_spec(_spec)
+sys.modules["nanlint_corpus"] = corpus
+_spec.loader.exec_module(corpus)
+
+HOW = ("review it: run `python scripts/corpus.py --update --show`, read the code shown, and set "
+       "\"verdict\" (true-positive / false-positive) and a one-line \"reason\" in tests/corpus/verdicts.json "
+       "(docs/precision.md)")
+
+
+@pytest.fixture(scope="module")
+def run(request):
+    try:
+        packages = corpus.locate()
+    except corpus.NotInstalled as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"the corpus must run in CI: {exc}")
+        pytest.skip(f"corpus not installed: {exc}")
+    recorded = corpus.load_verdicts()
+    mismatch = corpus.check_versions(packages, recorded)
+    if mismatch:
+        if os.environ.get("CI"):
+            pytest.fail(mismatch)
+        pytest.skip(mismatch)
+    findings, stats = corpus.lint_corpus(packages)
+    comparison = corpus.compare(findings, recorded)
+    table = corpus.precision_table(comparison, stats["default"])
+    request.config.pluginmanager.register(_Summary(stats, table), "nanlint-corpus-summary")
+    return recorded, comparison, table, stats
+
+
+class _Summary:
+    """Prints the precision table at the end of the pytest run."""
+
+    def __init__(self, stats: dict, table: dict) -> None:
+        self.stats, self.table = stats, table
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        s = self.stats
+        terminalreporter.write_sep("-", "nanlint corpus precision")
+        terminalreporter.write_line(f"{s['files']} files, {s['lines']} lines, {s['parsed']} parsed, "
+                                    f"{s['seconds']} s wall, {s['cpu_seconds']} s CPU, {s['jobs']} jobs")
+        terminalreporter.write_line(corpus.format_table(self.table))
+
+
+def test_every_finding_is_reviewed(run):
+    _, comparison, _, _ = run
+    new = [corpus.describe(f) for f in comparison.new]
+    unreviewed = [corpus.describe(f) for f, e in comparison.matched if e["verdict"] == "unreviewed"]
+    assert not new and not unreviewed, (
+        f"{len(new)} new and {len(unreviewed)} unreviewed finding(s) on the corpus; {HOW}:\n"
+        + "\n".join(["new: " + d for d in new[:40]] + ["unreviewed: " + d for d in unreviewed[:40]]))
+
+
+def test_false_positives_only_shrink(run):
+    """Every false positive found is one recorded as such; a new finding with the
+    text of a recorded false positive (another occurrence of it, or the same one
+    after its fingerprint changed) is that false positive spreading, not progress."""
+    _, comparison, _, _ = run
+    known_false = {corpus.key_of(e)[:4] for _, e in comparison.matched if e["verdict"] == "false-positive"}
+    known_false |= {corpus.key_of(e)[:4] for e in comparison.vanished if e["verdict"] == "false-positive"}
+    spreading = [corpus.describe(f) for f in comparison.new if corpus.key_of(f)[:4] in known_false]
+    assert not spreading, ("a known false positive appears beyond those recorded (fix the rule rather than "
+                           "recording it again):\n" + "\n".join(spreading))
+
+
+def test_recorded_findings_still_found(run):
+    """A vanished entry is a recall change (true positive) or a fixed false positive:
+    either way the record must follow, so that the precision reported is the real one."""
+    _, comparison, _, _ = run
+    gone = [f"{e['verdict']}: {corpus.describe(e)}" for e in comparison.vanished]
+    assert not gone, (f"{len(gone)} recorded finding(s) are no longer reported. A vanished false positive is "
+                      f"progress; a vanished true positive is lost recall -- check it is intended. Then run "
+                      f"`python scripts/corpus.py --update` to drop them:\n" + "\n".join(gone[:60]))
+
+
+def test_verdicts_are_reasoned():
+    data = corpus.load_verdicts()  # raises on a bad verdict or a verdict without a reason
+    keys = [corpus.key_of(e) for e in data["findings"]]
+    assert len(keys) == len(set(keys)), "duplicate fingerprints in tests/corpus/verdicts.json"
