@@ -38,3 +38,28 @@ def test_mutually_recursive_functions_do_not_exhaust_the_stack():
     y = torch.log(f(x))
     """
     assert "NAN001" not in codes(source)
+
+
+def test_manual_softmax_shift_seen_through_a_cast():
+    # jax/experimental/pallas/ops/gpu/softmax.py: exp((row - row_max).astype(f32)) / sum(...)
+    source = """
+    import jax.numpy as jnp
+
+    def softmax(row):
+        row_max = jnp.max(row, axis=0)
+        numerator = jnp.exp((row - row_max).astype(jnp.float32))
+        denominator = jnp.sum(numerator, axis=0)
+        return numerator / denominator
+    """
+    assert "NAN301" not in codes(source)
+
+
+def test_manual_softmax_cast_without_a_shift_is_still_flagged():
+    source = """
+    import tensorflow as tf
+
+    def softmax(z):
+        e = tf.exp(tf.cast(z, tf.float32))
+        return e / tf.reduce_sum(e, axis=-1, keepdims=True)
+    """
+    assert "NAN301" in codes(source)

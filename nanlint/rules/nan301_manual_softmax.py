@@ -14,11 +14,27 @@ from nanlint.values import number
 
 def _shifted(ctx: FileContext, expr: cst.BaseExpression, scope) -> bool:
     """``x - something`` (inline or through a name): the stabilized ``exp(x - max(x))``."""
-    value = ctx.resolve(expr, scope).expr
+    value = _uncast(ctx, ctx.resolve(expr, scope).expr, scope)
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Subtract):
         return True
     call = ctx.op_call(value, scope)
     return call is not None and call.op == o.SUBTRACT
+
+
+_CAST_METHODS = ("astype", "to", "float", "double", "half", "bfloat16")
+_CASTS = ("tensorflow.cast", "tensorflow.dtypes.cast", "keras.ops.cast", "jax.lax.convert_element_type")
+
+
+def _uncast(ctx: FileContext, expr: cst.BaseExpression, scope) -> cst.BaseExpression:
+    """The value under a dtype conversion: ``(x - m).astype(f32)``, ``tf.cast(x - m, f32)``
+    (a cast keeps the shift: jax/experimental/pallas/ops/gpu/softmax.py)."""
+    if isinstance(expr, cst.Call):
+        if ctx.index.qualname(expr.func, scope) in _CASTS and expr.args:
+            return expr.args[0].value
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _CAST_METHODS \
+                and ctx.index.qualname(expr.func.value, scope) is None:
+            return expr.func.value
+    return expr
 
 
 def _negative_square(ctx: FileContext, expr: cst.BaseExpression, scope) -> bool:
