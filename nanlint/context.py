@@ -154,15 +154,18 @@ class FileContext:
             return OpCall(f.op, framework, f, node, scope, None, receiver, args)
         return None
 
-    def resolve(self, expr: cst.BaseExpression, scope: Scope, depth: int = 4) -> Resolved:
-        """Follow a name (or ``self.attr``) through single unconditional assignments."""
+    def resolve(self, expr: cst.BaseExpression, scope: Scope, depth: int = 4,
+                functions: bool = False) -> Resolved:
+        """Follow a name (or ``self.attr``) through single unconditional assignments;
+        with ``functions``, also a call of the module's own function with a single
+        ``return`` (the result's scope is then the function's: names there are not the caller's)."""
         resolved = Resolved(expr, scope)
         while depth > 0:
             depth -= 1
             inner = resolved.expr
             binding = self.index.assignment(inner, resolved.scope)
             if binding is None or binding.value is None:
-                returned = self.returns_of(inner, resolved.scope)
+                returned = self.returns_of(inner, resolved.scope) if functions else None
                 if returned is None or len(returned[1]) != 1:
                     break
                 fscope, (ret,) = returned
@@ -199,7 +202,7 @@ class FileContext:
         """The op call ``expr`` is (after following names when ``follow``), if it is one of ``ops``."""
         if expr is None:
             return None
-        resolved = self.resolve(expr, scope) if follow else Resolved(expr, scope)
+        resolved = self.resolve(expr, scope, functions=True) if follow else Resolved(expr, scope)
         call = self.op_call(resolved.expr, resolved.scope)
         if call is None and follow and ops:
             # a function of this module with several returns: all must be the op

@@ -372,3 +372,27 @@ def test_unguarded_log_leaves_other_rules_sites_alone():
     """
     assert codes(src, select=["NAN109"]) == []
     assert sorted(codes(src, select=LOG_RULES)) == ["NAN101", "NAN102", "NAN106"]
+
+
+def test_plain_resolve_does_not_enter_functions():
+    """Other rules build fixes from what ctx.resolve returns: a function's return value
+    lives in another scope, so following calls is asked for explicitly."""
+    import libcst as cst
+
+    from nanlint.context import FileContext
+
+    module = cst.parse_module("import torch\ndef head(z):\n    return torch.sigmoid(z)\ny = head(1)\n")
+    ctx = FileContext(module)
+    scope = ctx.index.module_scope
+    name = cst.Name("y")
+    assert isinstance(ctx.resolve(name, scope).expr, cst.Call)
+    assert ctx.code(ctx.resolve(name, scope).expr) == "head(1)"
+    followed = ctx.resolve(name, scope, functions=True)
+    assert ctx.code(followed.expr) == "torch.sigmoid(z)" and followed.scope is not scope
+
+
+def test_log_of_a_function_returning_sigmoid():
+    src = "import torch\ndef head(z):\n    return torch.sigmoid(z)\ndef f(z):\n    return torch.log(head(z))\n"
+    [finding] = lint(src)
+    assert finding.code == "NAN102" and finding.fix_applicability == "display-only"
+    assert "`head(z)` returns it on line 3" in finding.message

@@ -22,7 +22,7 @@ class LogSigmoid(Rule):
 
     def check(self, ctx: FileContext) -> None:
         for log in ctx.calls(o.LOG):
-            arg = ctx.resolve(log.x, log.scope) if log.x is not None else None
+            arg = ctx.resolve(log.x, log.scope, functions=True) if log.x is not None else None
             if arg is None:
                 continue
             negated = False

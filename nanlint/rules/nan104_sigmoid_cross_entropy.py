@@ -65,7 +65,7 @@ class SigmoidCrossEntropy(Rule):
             if product.negated:
                 sign = -sign
             log = product.log
-            arg = ctx.resolve(log.x, scope)  # type: ignore[arg-type]
+            arg = ctx.resolve(log.x, scope, functions=True)  # type: ignore[arg-type]
             inner = ctx.op_of(arg.expr, arg.scope, o.SIGMOID, follow=False)
             if inner is not None:
                 pos.append((sign, product, inner[0], arg, log))

@@ -34,7 +34,7 @@ class UnguardedLog(Rule):
 
     @staticmethod
     def underflows(ctx: FileContext, expr: cst.BaseExpression, scope) -> bool:
-        resolved = ctx.resolve(expr, scope)
+        resolved = ctx.resolve(expr, scope, functions=True)
         call = ctx.op_call(resolved.expr, resolved.scope)
         return call is not None and call.op in (o.EXP, o.SOFTPLUS)
 
@@ -42,7 +42,7 @@ class UnguardedLog(Rule):
     def covered(ctx: FileContext, expr: cst.BaseExpression, scope) -> bool:
         """Reported by another rule: softmax/sigmoid (NAN101-104), 1 - sigmoid (NAN102),
         an absorbed epsilon (NAN105), 1 + exp, exp + exp, sum(exp) (NAN106)."""
-        resolved = ctx.resolve(expr, scope)
+        resolved = ctx.resolve(expr, scope, functions=True)
         e, s = resolved.expr, resolved.scope
         if ctx.op_of(e, s, *_COVERED) is not None:
             return True
