@@ -291,6 +291,22 @@ def format_table(table: dict[str, dict]) -> str:
     return "\n".join(out)
 
 
+def format_markdown(table: dict[str, dict]) -> str:
+    """The per-rule table for docs/precision.md (rules with findings)."""
+    out = ["| rule | default | findings | true | false | precision |", "|---|---|---|---|---|---|"]
+    for code, r in table.items():
+        if r["findings"]:
+            p = "-" if r["precision"] is None else f"{r['precision']:.2f}"
+            out.append(f"| {code} | {'yes' if r['default'] else 'opt-in'} | {r['findings']} | {r['true']} | "
+                       f"{r['false']} | {p} |")
+    for label, which in (("default rules", True), ("opt-in rules", False), ("all rules", None)):
+        rows = [r for r in table.values() if which is None or r["default"] == which]
+        t, f, p = overall(table, which)
+        out.append(f"| **{label}** | | {sum(r['findings'] for r in rows)} | {t} | {f} | "
+                   f"{'-' if p is None else f'{p:.2f}'} |")
+    return "\n".join(out)
+
+
 def describe(e: dict) -> str:
     return f"{e['package']}/{e['path']}:{e['line']}: {e['code']} {e['expr']}"
 
@@ -323,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--update", action="store_true",
                         help="record new findings as unreviewed and drop vanished ones")
     parser.add_argument("--show", action="store_true", help="print unreviewed findings with their code")
+    parser.add_argument("--markdown", action="store_true", help="print the per-rule table as Markdown")
     parser.add_argument("--select", default=None, help="comma-separated rule codes to report on (default: all)")
     parser.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (0: one per core)")
     parser.add_argument("--verdicts", type=Path, default=VERDICTS)
@@ -374,7 +391,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"vanished ({e['verdict']}): {describe(e)}")
     if args.show:
         print(show(comparison.unreviewed, packages))
-    print(format_table(precision_table(comparison, stats["default"])))
+    table = precision_table(comparison, stats["default"])
+    print(format_markdown(table) if args.markdown else format_table(table))
     failed = bool(comparison.unreviewed) or (bool(comparison.vanished) and not args.update)
     return 1 if failed and not args.update else 0
 
