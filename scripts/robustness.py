@@ -115,7 +115,9 @@ def check_file(item: tuple[str, str]) -> dict:
 
                 a = source.splitlines(keepends=True)
                 b = new.splitlines(keepends=True)
-                out["changed_lines"] = sum(1 for line in difflib.ndiff(a, b) if line[:1] in "+-")
+                matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+                out["changed_lines"] = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+                                           if tag != "equal")
                 stage = "verify"
                 import libcst
 
@@ -191,6 +193,9 @@ def run(items, jobs: int, timeout: int) -> tuple[list[dict], list[str], float]:
     pending = {label for _, label in items}
     order = sorted(items, key=lambda it: -os.path.getsize(it[0]))  # biggest first
     start = time.perf_counter()
+    from nanlint.rule import all_rules
+
+    all_rules()  # import every module once here: workers fork with this snapshot of the code
     ctx = multiprocessing.get_context("fork")
     pool = ctx.Pool(jobs, initializer=_init, initargs=(timeout, scratch), maxtasksperchild=300)
     lost: list[str] = []
@@ -215,7 +220,7 @@ def run(items, jobs: int, timeout: int) -> tuple[list[dict], list[str], float]:
     return results, lost, time.perf_counter() - start
 
 
-def summarize(results, lost, wall, dirs, jobs, timeout, argv) -> tuple[str, bool]:
+def summarize(results, lost, wall, dirs, jobs, timeout, argv, total) -> tuple[str, bool]:
     from nanlint import __version__
     from nanlint.rule import all_rules
 
@@ -263,12 +268,12 @@ def summarize(results, lost, wall, dirs, jobs, timeout, argv) -> tuple[str, bool
     L.append("- packages: " + ", ".join(f"{k} {v} ({files_per_pkg[k]} files)" for k, v in packages.items()))
     L.append("")
     L.append("| | |\n|---|---|")
-    L.append(f"| files | {n} ({total_bytes / 1e6:.1f} MB) |")
+    L.append(f"| files | {n} of {total} ({total_bytes / 1e6:.1f} MB) |")
     L.append(f"| wall time | {wall:.0f} s ({n / wall if wall else 0:.1f} files/s) |")
     L.append(f"| CPU time: lint / fix+verify | {lint_cpu:.0f} s / {fix_cpu:.0f} s |")
     L.append(f"| files with findings | {sum(1 for r in results if r['findings'])} |")
     L.append(f"| files fixed (unsafe fixes included) | {len(fixed_files)} ({sum(r['fixed'] for r in fixed_files)} fixes, "
-             f"{sum(r['changed_lines'] for r in fixed_files)} lines removed+added) |")
+             f"{sum(r['changed_lines'] for r in fixed_files)} lines changed) |")
     L.append(f"| **crashes** (exception escaping the engine) | **{len(crashes)}** |")
     L.append(f"| **engine errors** (rule crashed, fix did not re-parse / reach a fixpoint) | **{len(errors)}** |")
     L.append(f"| **fixed files that do not parse** | **{len(broken)}** |")
@@ -337,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--packages", nargs="*", default=list(DEFAULT_PACKAGES))
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=int, default=120, help="seconds per file")
-    parser.add_argument("--limit", type=int, default=0, help="only the first N files (0: all)")
+    parser.add_argument("--limit", type=int, default=0, help="a deterministic sample of N files, every k-th (0: all)")
+    parser.add_argument("--max-kb", type=int, default=0, help="skip files bigger than this (0: no limit)")
     parser.add_argument("--out", default=str(ROOT / "docs" / "robustness.md"), help="'-' for stdout")
     args = parser.parse_args(argv)
     dirs = package_dirs(args.packages)
@@ -345,12 +351,17 @@ def main(argv: list[str] | None = None) -> int:
         print("none of the packages is installed", file=sys.stderr)
         return 2
     items = collect(dirs)
+    total = len(items)
+    if args.max_kb:
+        items = [it for it in items if os.path.getsize(it[0]) <= args.max_kb * 1024]
     if args.limit:
-        items = items[:: max(1, len(items) // args.limit)][: args.limit]
-    print(f"{len(items)} files from {', '.join(sorted({d[0] for d in dirs}))}", file=sys.stderr, flush=True)
+        step = len(items) / args.limit
+        items = [items[int(k * step)] for k in range(min(args.limit, len(items)))]
+    print(f"{len(items)} of {total} files from {', '.join(sorted({d[0] for d in dirs}))}", file=sys.stderr, flush=True)
     results, lost, wall = run(items, args.jobs, args.timeout)
     shown = sys.argv[1:] if argv is None else argv
-    text, ok = summarize(results, lost, wall, dirs, args.jobs, args.timeout, ["python", "scripts/robustness.py", *shown])
+    text, ok = summarize(results, lost, wall, dirs, args.jobs, args.timeout, ["python", "scripts/robustness.py", *shown],
+                         total)
     if args.out == "-":
         print(text)
     else:
