@@ -317,7 +317,10 @@ class Linter:
     def lint_source(self, source: bytes, path: str) -> FileResult:
         if path.endswith(".ipynb"):
             from nanlint import notebook
-            return notebook.lint(self, source, path)
+            try:
+                return notebook.lint(self, source, path)
+            except Exception as exc:  # noqa: BLE001 - a malformed notebook must not stop the run
+                return FileResult(path, error=f"{path}: cannot read notebook ({_one_line(exc)})")
         result = FileResult(path)
         try:
             module = parse(source)
@@ -357,7 +360,10 @@ class Linter:
         """Apply fixes pass after pass until none applies; every pass must re-parse."""
         if path.endswith(".ipynb"):
             from nanlint import notebook
-            return notebook.fix(self, source, path, unsafe)
+            try:
+                return notebook.fix(self, source, path, unsafe)
+            except Exception as exc:  # noqa: BLE001 - nothing is written
+                return FileResult(path, error=f"{path}: cannot read notebook ({_one_line(exc)}); left unchanged")
         try:
             module = parse(source)
         except Exception:  # noqa: BLE001

@@ -499,3 +499,17 @@ def test_two_concurrent_fix_processes_never_truncate_a_file(tmp_path):
             assert now in (src.encode(), expected[rel]), f"round {round_}: {rel} is neither original nor fixed"
         leftovers = [p for p in tree.rglob("*") if p.name.endswith(".nanlint-tmp")]
         assert leftovers == []
+
+
+@pytest.mark.parametrize("data", [
+    b"{not json", b"\xff\xfe\x00", b'{"cells": 3}', b"[]", b"",
+    b'{"cells": [{"cell_type": "code", "source": 5}]}',
+    b'{"cells": [{"cell_type": "code", "source": ["x = (((("]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}',
+])
+def test_malformed_notebooks_never_crash(run_cli, tmp_path, data):
+    path = write(tmp_path / "nb.ipynb", data)
+    write(tmp_path / "good.py", HAZARD)
+    for args in ([".", "--no-cache"], ["--fix", ".", "--no-cache"]):
+        code, out, err = run_cli(*args)
+        assert code in (1, 2) and len(assert_clean_errors(err)) <= 1, (out, err)
+    assert path.read_bytes() == data
