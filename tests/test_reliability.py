@@ -513,3 +513,14 @@ def test_malformed_notebooks_never_crash(run_cli, tmp_path, data):
         code, out, err = run_cli(*args)
         assert code in (1, 2) and len(assert_clean_errors(err)) <= 1, (out, err)
     assert path.read_bytes() == data
+
+
+@pytest.mark.parametrize("source", [
+    "type Pair = tuple[int, int]\n\n\ndef first[T](z: T):\n    return torch.log(torch.softmax(z, 1))\n",  # PEP 695
+    'd = {"a": 1}\ns = f"{d["a"]}"\ny = torch.log(torch.softmax(z, 1))\n',  # PEP 701
+])
+def test_syntax_newer_than_the_running_python_is_linted_not_nan001(source):
+    source = "import torch\n" + source
+    result = default_linter().fix_source(source.encode(), "new.py", unsafe=False)
+    assert result.error is None and [f.code for f in result.findings] == []
+    assert result.fixed_source == source.replace("torch.log(torch.softmax(z, 1))", "torch.log_softmax(z, 1)").encode()
