@@ -97,3 +97,59 @@ def test_verdicts_are_reasoned():
     data = corpus.load_verdicts()  # raises on a bad verdict or a verdict without a reason
     keys = [corpus.key_of(e) for e in data["findings"]]
     assert len(keys) == len(set(keys)), "duplicate fingerprints in tests/corpus/verdicts.json"
+
+
+# --- the machinery, on a small package of our own (no frameworks needed) ----------------
+HAZARD = """\
+import torch
+
+def f(x):
+    return torch.log(torch.softmax(x, -1))
+
+def g(x):
+    return torch.log(torch.softmax(x, -1))
+"""
+
+
+def _lint_tmp(tmp_path, source: str):
+    (tmp_path / "pkg").mkdir(exist_ok=True)
+    (tmp_path / "pkg" / "m.py").write_text(source)
+    pkg = corpus.Package("pkg", "0", tmp_path / "pkg", ("*.py",))
+    findings, _ = corpus.lint_corpus([pkg], jobs=1)
+    return findings
+
+
+def test_fingerprints_survive_line_shifts_and_count_repeats(tmp_path):
+    before = _lint_tmp(tmp_path, HAZARD)
+    after = _lint_tmp(tmp_path, "# a new comment\n\n" + HAZARD.replace("def g(x):\n    return", "def g(x):\n    return  "))
+    assert [f["code"] for f in before] == ["NAN101", "NAN101"]
+    assert [f["n"] for f in before] == [0, 1]  # the same text twice: occurrence 0 and 1
+    assert [corpus.key_of(f) for f in before] == [corpus.key_of(f) for f in after]
+    assert [f["line"] for f in before] != [f["line"] for f in after]
+
+
+def test_compare_reports_new_vanished_and_spreading_false_positives(tmp_path):
+    findings = _lint_tmp(tmp_path, HAZARD)
+    first = dict(findings[0], verdict="false-positive", reason="x is bounded")
+    comparison = corpus.compare(findings, {"findings": [first]})
+    assert [corpus.key_of(e) for _, e in comparison.matched] == [corpus.key_of(first)]
+    assert [f["n"] for f in comparison.new] == [1]
+    # the new one has the text of a recorded false positive: it is that false positive spreading
+    assert corpus.key_of(comparison.new[0])[:4] == corpus.key_of(first)[:4]
+    gone = corpus.compare(findings[:1], {"findings": [first, dict(findings[1], verdict="true-positive",
+                                                                       reason="r")]})
+    assert [e["n"] for e in gone.vanished] == [1]
+    table = corpus.precision_table(comparison, {"NAN101": True})
+    assert table["NAN101"]["false"] == 1 and table["NAN101"]["unreviewed"] == 1
+
+
+def test_a_verdict_needs_a_reason(tmp_path):
+    path = tmp_path / "v.json"
+    entry = {"package": "p", "path": "m.py", "code": "NAN101", "expr": "e", "n": 0, "line": 1,
+             "verdict": "false-positive", "reason": ""}
+    corpus.save_verdicts({"versions": {}, "findings": [entry]}, path)
+    with pytest.raises(ValueError, match="needs a reason"):
+        corpus.load_verdicts(path)
+    corpus.save_verdicts({"versions": {}, "findings": [dict(entry, verdict="maybe", reason="r")]}, path)
+    with pytest.raises(ValueError, match="bad verdict"):
+        corpus.load_verdicts(path)
