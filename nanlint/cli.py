@@ -106,7 +106,8 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
         fail(f"path does not exist: {', '.join(found.missing)}")
     errors = list(found.errors)
 
-    settings = {"frameworks": cfg.frameworks, "root": cfg.root}
+    # --isolated: no config and no dependency pins read from the project either
+    settings = {"frameworks": cfg.frameworks, "root": None if isolated else cfg.root}
     default_linter = Linter(rules, settings)
     linters: dict[tuple[str, ...], Linter] = {}
 
