@@ -324,8 +324,8 @@ def summarize(results, lost, wall, dirs, jobs, timeout, argv, total) -> tuple[st
         L.append("")
     reasons = collections.Counter(r["parse_error"].split(" (")[0][:80] for r in parse_errors)
     L.append("## Files that do not parse (NAN001)\n")
-    L.append("Test data and Python 2 / templated sources shipped inside the packages; each is a finding, "
-             "never a crash.\n")
+    L.append("Each is a finding, never a crash." if parse_errors else "None: every file parses.")
+    L.append("")
     for reason, k in reasons.most_common():
         L.append(f"- {k} x {reason}")
     L.append("")
