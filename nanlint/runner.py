@@ -159,13 +159,31 @@ def _work(k: int) -> tuple[int, FileResult]:
 
 
 def _run_parallel(order: list[int], jobs: int) -> dict[int, FileResult]:
+    """Results by index.  A worker that dies (a crash in native code) does not hang
+    or lose the run: the files it left are retried one per fresh worker, and the
+    file that kills its worker again is reported as an error, left unchanged."""
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
 
     context = multiprocessing.get_context("fork")
     out: dict[int, FileResult] = {}
-    with context.Pool(jobs, initializer=_worker_init) as pool:
-        for k, result in pool.imap_unordered(_work, order, chunksize=1):
-            out[k] = result
+    try:
+        with ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_init) as pool:
+            for future in as_completed([pool.submit(_work, k) for k in order]):
+                k, result = future.result()
+                out[k] = result
+    except BrokenProcessPool:
+        for k in order:
+            if k in out:
+                continue
+            try:
+                with ProcessPoolExecutor(1, mp_context=context, initializer=_worker_init) as one:
+                    out[k] = one.submit(_work, k).result()[1]
+            except BrokenProcessPool:
+                path = _WORK[k][0]
+                out[k] = FileResult(str(path), error=f"{path}: the linting process died on this file "
+                                                     f"(a crash in native code?); file left unchanged")
     return out
 
 

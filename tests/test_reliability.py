@@ -524,3 +524,45 @@ def test_syntax_newer_than_the_running_python_is_linted_not_nan001(source):
     result = default_linter().fix_source(source.encode(), "new.py", unsafe=False)
     assert result.error is None and [f.code for f in result.findings] == []
     assert result.fixed_source == source.replace("torch.log(torch.softmax(z, 1))", "torch.log_softmax(z, 1)").encode()
+
+
+def test_a_worker_that_dies_neither_hangs_nor_loses_the_other_files(tmp_path, monkeypatch):
+    """A crash in native code kills a worker process: the run goes on, the other
+    files are linted, and the file that killed it is an error, left unchanged."""
+    import os as _os
+
+    from nanlint import runner
+    from nanlint.engine import Linter
+    from nanlint.rule import Rule, all_rules
+
+    parent = _os.getpid()
+
+    class Killer(Rule):
+        code = "NAN990"
+        name = "test-killer"
+        summary = "kills the process on files named die*.py"
+
+        def check(self, ctx):
+            if _os.path.basename(ctx.path).startswith("die"):
+                assert _os.getpid() != parent, "expected to run in a worker process"
+                _os._exit(13)
+
+    hazard = "import torch\ny = torch.log(torch.softmax(z, 1))\n"
+    files = []
+    for i in range(6):
+        p = tmp_path / f"ok{i}.py"
+        p.write_text(hazard)
+        files.append(p)
+    dead = tmp_path / "die.py"
+    dead.write_text(hazard)
+    files.insert(3, dead)
+    linter = Linter([r for r in all_rules() if r.code == "NAN101"] + [Killer()])
+    monkeypatch.setattr(runner, "MIN_PARALLEL", 2)
+    monkeypatch.setattr(runner, "MIN_PARALLEL_BYTES", 0)
+    results = runner.run(files, lambda p: linter, fix=False, unsafe=False, write=False, jobs=2,
+                         cache=None, prefilter=False)
+    by_name = {_os.path.basename(r.path): r for r, _ in results}
+    assert by_name["die.py"].error and "died" in by_name["die.py"].error
+    for i in range(6):
+        assert [f.code for f in by_name[f"ok{i}.py"].findings] == ["NAN101"]
+    assert dead.read_text() == hazard
