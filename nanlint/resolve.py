@@ -432,7 +432,14 @@ class Index(FastVisitor, cst.CSTVisitor):  # FastVisitor: ~9x faster walk, same 
         return binding.scope if binding.scope is not None else use_scope
 
     def visible_imports(self, scope: Scope) -> list[tuple[str, str]]:
-        """(local name, qualified name) for every import binding usable at ``scope``."""
+        """(local name, qualified name) for every import binding usable at ``scope``
+        (computed once per scope: a file with many fixes asks for each of them)."""
+        cache = self.__dict__.setdefault("_visible_cache", {})
+        if id(scope) not in cache:
+            cache[id(scope)] = self._visible_imports(scope)
+        return cache[id(scope)]
+
+    def _visible_imports(self, scope: Scope) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
         seen: set[str] = set()
         s: Scope | None = scope

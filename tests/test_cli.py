@@ -91,7 +91,7 @@ def test_fix_applies_safe_fixes_and_exits_0_when_nothing_remains(run_cli, tmp_pa
     code, out, _ = run_cli("--fix", "bad.py")
     assert code == 0
     assert "return F.log_softmax(z, dim=1)" in p.read_text()
-    assert "Found 1 findings (1 fixed, 0 remaining)." in out
+    assert "Found 1 finding (1 fixed, 0 remaining)." in out
 
 
 def test_fix_leaves_unsafe_fixes_and_exits_1(run_cli, tmp_path):

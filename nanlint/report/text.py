@@ -21,7 +21,7 @@ def summary(run: Run) -> str:
     safe = sum(1 for f in run.findings if f.fixable(False))
     unsafe_more = sum(1 for f in run.findings if f.fixable(True) and not f.fixable(False))
     if run.fix_mode and run.fixed:
-        head = f"Found {n + run.fixed} findings ({run.fixed} fixed, {n} remaining)."
+        head = f"Found {_plural(n + run.fixed)} ({run.fixed} fixed, {n} remaining)."
     elif n == 0:
         return "All checks passed!"
     else:
