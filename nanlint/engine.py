@@ -383,8 +383,9 @@ class Linter:
         lost = b""  # what libcst does not reproduce: a final bare CR (``x = 1\r``)
         crashes: list[str] = []
         applied_codes: dict[str, int] = {}
+        text = source_text(module, source)
         for _ in range(MAX_FIX_PASSES):
-            ctx, raw = self.run_rules(module, module.code, path)
+            ctx, raw = self.run_rules(module, text, path)
             crashes.extend(c for c in ctx.crashes if c not in crashes)  # type: ignore[attr-defined]
             chosen = self._non_overlapping(ctx, [f for f in raw if f.fix is not None
                                                  and f.fix.applies_automatically
@@ -413,6 +414,7 @@ class Linter:
             if reparsed.code == module.code:
                 break
             module = reparsed
+            text = source_text(reparsed, new_bytes)
             applied += len(chosen)
             for f in chosen:
                 applied_codes[f.code] = applied_codes.get(f.code, 0) + 1
@@ -422,12 +424,15 @@ class Linter:
             result.error = f"{path}: fixes for {codes} did not reach a fixpoint after {MAX_FIX_PASSES} passes; " \
                 "file left unchanged, please report it"
             return result
-        final = module.bytes + lost
-        result = self.lint_source(final, path)
-        result.fixed = applied
-        result.fixed_codes = applied_codes
-        if final != source:
-            result.fixed_source = final
+        # The last pass linted the final module: its findings are the result (no second lint).
+        result = FileResult(path)
+        result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
+        if applied:  # a file no fix changed is never rewritten (libcst may not round-trip a final bare CR)
+            final = module.bytes + lost
+            result.fixed = applied
+            result.fixed_codes = applied_codes
+            if final != source:
+                result.fixed_source = final
         if crashes and result.error is None:
             result.error = f"{path}: internal error, {'; '.join(crashes)}: " \
                 "those rules' findings and fixes in this file are missing; please report it"

@@ -566,3 +566,18 @@ def test_a_worker_that_dies_neither_hangs_nor_loses_the_other_files(tmp_path, mo
     for i in range(6):
         assert [f.code for f in by_name[f"ok{i}.py"].findings] == ["NAN101"]
     assert dead.read_text() == hazard
+
+
+def test_fix_never_rewrites_a_file_no_fix_changed(tmp_path):
+    """libcst drops a final bare CR; --fix on a file with nothing to fix must not
+    write that lossy round-trip back."""
+    import subprocess
+    import sys
+
+    p = tmp_path / "cr.py"
+    original = b"import torch\ny = torch.softmax(x, 1)\r"
+    p.write_bytes(original)
+    proc = subprocess.run([sys.executable, "-m", "nanlint", "--isolated", "--no-cache", "--fix", str(p)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert p.read_bytes() == original
