@@ -72,7 +72,14 @@ def test_fixture_passes_on_cpu(cpu_report, fixture_id):
     benign = [c for c in entry["cases"] if c["kind"] == "benign"]
     assert hazards and benign
     for c in hazards:
-        assert c["unfixed"] != "finite" and c["fixed"] == "finite", c
+        assert c["criterion"] in core.CRITERIA, c
+        if c["criterion"] == "nonfinite":
+            assert c["unfixed"] != "finite" and c["fixed"] == "finite", c
+        elif c["criterion"] == "raises":
+            assert c["observed"].startswith("raises ") and c["fixed"] == "finite", c
+        else:
+            assert c["observed"].endswith("vs reference") and c["fixed"].startswith("finite; max err"), c
+            assert c["max_abs_diff"] is not None and c["max_abs_diff"] <= 10 * entry["tolerance"], c
     for c in benign:
         assert c["unfixed"] == c["fixed"] == "finite" and c["max_abs_diff"] is not None, c
     assert all(c["device"].startswith("cpu") for c in entry["cases"]), [c["device"] for c in entry["cases"]]
@@ -131,6 +138,56 @@ def test_benign_case_must_be_finite_and_names_must_say_their_kind():
     assert not odd.ok and any("must start with" in p for p in odd.problems)
     unfixed_only = core.judge_case("hazard_x", {"unfixed": _run(math.nan)}, 1e-5, False)
     assert not unfixed_only.ok
+
+
+def _raising(exc="ValueError", message="Argument(s) not recognized: {'lr': 0.01}"):
+    return {"error": f"Traceback ...\n{exc}: {message}", "exception": exc, "message": message}
+
+
+def test_raises_criterion():
+    good = core.judge_case("hazard_lr", {"unfixed": _raising(), "fixed": _run(1.0)}, 1e-5, True, "raises")
+    assert good.ok, good.problems
+    assert good.observed.startswith("raises ValueError: Argument(s) not recognized") and good.unfixed == "raises ValueError"
+    silent = core.judge_case("hazard_lr", {"unfixed": _run(1.0), "fixed": _run(1.0)}, 1e-5, True, "raises")
+    assert not silent.ok and any("does not raise" in p for p in silent.problems)
+    still = core.judge_case("hazard_lr", {"unfixed": _raising(), "fixed": _raising()}, 1e-5, True, "raises")
+    assert not still.ok and any("fixed code raised" in p for p in still.problems)
+    nan = core.judge_case("hazard_lr", {"unfixed": _raising(), "fixed": _run(math.nan)}, 1e-5, True, "raises")
+    assert not nan.ok and any("still not finite" in p for p in nan.problems)
+    # without the criterion, an exception is a broken fixture, not a proof
+    plain = core.judge_case("hazard_lr", {"unfixed": _raising(), "fixed": _run(1.0)}, 1e-5, True)
+    assert not plain.ok and any("unfixed code raised" in p for p in plain.problems)
+
+
+def test_reference_criterion():
+    ref = _run([20.0, 1.0], shape=(2,))
+    wrong, right = _run([100.0, 0.0], shape=(2,)), _run([20.0, 1.0 + 1e-7], shape=(2,))
+    good = core.judge_case("hazard_sat", {"unfixed": wrong, "fixed": right, "reference": ref}, 1e-5, True, "reference")
+    assert good.ok, good.problems
+    assert good.observed == "max err 80 vs reference" and good.max_abs_diff == pytest.approx(1e-7)
+    same = core.judge_case("hazard_sat", {"unfixed": right, "fixed": right, "reference": ref}, 1e-5, True, "reference")
+    assert not same.ok and any("already matches the reference" in p for p in same.problems)
+    miss = core.judge_case("hazard_sat", {"unfixed": wrong, "fixed": _run([20.0, 1.5], shape=(2,)), "reference": ref},
+                           1e-5, True, "reference")
+    assert not miss.ok and any("misses the reference in 'loss'" in p for p in miss.problems)
+    none = core.judge_case("hazard_sat", {"unfixed": wrong, "fixed": right}, 1e-5, True, "reference")
+    assert not none.ok and any("reference(case) did not" in p for p in none.problems)
+    bad_ref = core.judge_case("hazard_sat", {"unfixed": wrong, "fixed": right, "reference": _run([math.nan, 1.0], shape=(2,))},
+                              1e-5, True, "reference")
+    assert not bad_ref.ok and any("reference is not finite" in p for p in bad_ref.problems)
+
+
+def test_expect_is_validated():
+    odd = core.judge_case("hazard_x", {"unfixed": _run(math.nan), "fixed": _run(1.0)}, 1e-5, True, "wrong")
+    assert not odd.ok and any("unknown criterion" in p for p in odd.problems)
+    benign = core.judge_case("benign_x", {"unfixed": _run(1.0), "fixed": _run(1.0)}, 1e-5, True, "raises")
+    assert not benign.ok and any("only hazard* cases" in p for p in benign.problems)
+    f = core.Fixture("NAN501", "optimizer-lr-kwarg", "keras", Path("keras.py"), mode="fix")
+    core.judge_fixture(f, {"tolerance": None, "fixed_ran": True, "expect": {"hazard_typo": "raises"}, "cases": {
+        "hazard_lr": {"unfixed": _raising(), "fixed": _run(1.0)},
+        "benign_x": {"unfixed": _run(1.0), "fixed": _run(1.0)}}})
+    assert not f.ok and any("'hazard_typo', which is not a case" in e for e in f.errors)
+    assert f.cases[0].criterion == "nonfinite" and not f.cases[0].ok  # the misspelt name did not apply
 
 
 def test_discovery(tmp_path):
@@ -232,6 +289,20 @@ def test_bad_fixtures_are_rejected_end_to_end(tmp_path):
     write("NAN101-manual-missing/torch.py", manual.split("def compute_manual")[0]
           .format(hazard="0.0, 200.0, -200.0", bias=""))
 
+    # a reference criterion without reference(), and one whose unfixed side is already exact
+    write("NAN101-no-reference/torch.py", GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias="")
+          + '\nEXPECT = {"hazard_saturated": "reference"}\n')
+    write("NAN101-exact/torch.py", GOOD_TORCH.format(hazard="0.0, 1.0, -1.0", bias="") + textwrap.dedent('''
+        EXPECT = {"hazard_saturated": "reference"}
+
+
+        def reference(case):
+            z = torch.tensor(case["logits"], dtype=torch.float64, requires_grad=True)
+            out = -torch.log_softmax(z, 0)[0]
+            out.backward()
+            return {"loss": out, "grad": z.grad}
+        '''))
+
     out = tmp_path / "report.json"
     rc, stdout, stderr = _harness("--device", "cpu", "--json", str(out), str(tmp_path))
     assert rc == 1, stdout + stderr
@@ -254,6 +325,10 @@ def test_bad_fixtures_are_rejected_end_to_end(tmp_path):
     assert data["NAN101-manual/torch.py"]["mode"] == "manual"
     assert data["NAN101-manual/torch.py"]["ok"], problems("NAN101-manual/torch.py")
     assert "must define compute_manual" in problems("NAN101-manual-missing/torch.py")
+    assert "must define reference(case)" in problems("NAN101-no-reference/torch.py")
+    assert "already matches the reference" in problems("NAN101-exact/torch.py")
+    exact = next(c for c in data["NAN101-exact/torch.py"]["cases"] if c["kind"] == "hazard")
+    assert exact["criterion"] == "reference" and exact["fixed"].startswith("finite; max err"), exact
     assert "FAILED" in stdout and "proves nothing" in stdout
 
 

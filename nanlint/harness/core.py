@@ -58,6 +58,8 @@ class Case:
     unfixed: str = "-"  # "NaN: loss, grad" / "finite" / "error"
     fixed: str = "-"
     max_abs_diff: float | None = None
+    criterion: str = "-"  # hazard cases: nonfinite / raises / reference (benign: "equal")
+    observed: str = "-"  # what proved (or failed to prove) the hazard, e.g. "raises ValueError"
     ok: bool = False
     problems: list[str] = field(default_factory=list)
     raw: dict = field(default_factory=dict)
@@ -353,14 +355,16 @@ def describe(run: dict | None) -> str:
     return "; ".join(bad) if bad else "finite"
 
 
-def compare(unfixed: dict, fixed: dict, tolerance: float) -> tuple[float, list[str]]:
+def compare(unfixed: dict, fixed: dict, tolerance: float,
+            what: str = "the fix changes benign values of") -> tuple[float, list[str]]:
     """Max |fixed - unfixed| over all outputs, and the mismatches (numpy ``allclose``
-    style: |fixed - unfixed| <= tol + tol * |unfixed|, NaN never equal)."""
+    style: |fixed - unfixed| <= tol + tol * |unfixed|, NaN never equal). ``unfixed`` may
+    be a reference run; ``what`` starts each mismatch's message."""
     problems: list[str] = []
     worst = 0.0
     a_out, b_out = unfixed["outputs"], fixed["outputs"]
     if set(a_out) != set(b_out):
-        return math.inf, [f"the fixed code returns other outputs: {sorted(b_out)} vs {sorted(a_out)}"]
+        return math.inf, [f"{what.split(' values of')[0]}: other outputs: {sorted(b_out)} vs {sorted(a_out)}"]
     for name in a_out:
         a, b = a_out[name], b_out[name]
         if a["shape"] != b["shape"]:
@@ -374,31 +378,75 @@ def compare(unfixed: dict, fixed: dict, tolerance: float) -> tuple[float, list[s
             if not d <= tolerance + tolerance * abs(x):
                 far += 1
         if far:
-            problems.append(f"the fix changes benign values of {name!r}: {far} element(s) differ by more than "
+            problems.append(f"{what} {name!r}: {far} element(s) differ by more than "
                             f"the tolerance {tolerance:g}")
     return worst, problems
 
 
-def judge_case(name: str, raw: dict, tolerance: float, has_fixed: bool) -> Case:
-    """One case's verdict from the worker's raw results (``{"unfixed": run, "fixed": run}``)."""
+CRITERIA = ("nonfinite", "raises", "reference")
+
+
+def _raised(run: dict) -> str:
+    return f"raises {run.get('exception') or 'an exception'}" + (f": {run['message']}" if run.get("message") else "")
+
+
+def judge_case(name: str, raw: dict, tolerance: float, has_fixed: bool, criterion: str = "nonfinite") -> Case:
+    """One case's verdict from the worker's raw results (``{"unfixed": run, "fixed": run}``,
+    plus ``"reference": run`` for the reference criterion). ``criterion`` is what a hazard
+    case must show unfixed: ``nonfinite`` (a NaN/Inf in some output), ``raises`` (compute
+    raises), ``reference`` (some output is farther than the tolerance from the exact
+    reference values, which the fixed code matches). Benign cases ignore it."""
     kind = "hazard" if name.startswith("hazard") else "benign" if name.startswith("benign") else "invalid"
-    unfixed, fixed = raw.get("unfixed"), raw.get("fixed")
-    case = Case(name, kind, unfixed=describe(unfixed), fixed=describe(fixed), raw=raw)
+    unfixed, fixed, ref = raw.get("unfixed"), raw.get("fixed"), raw.get("reference")
+    case = Case(name, kind, unfixed=describe(unfixed), fixed=describe(fixed), raw=raw,
+                criterion=criterion if kind == "hazard" else "equal" if kind == "benign" else "-")
     devices = [r["device"] for r in (unfixed, fixed) if r and "device" in r]
     case.device = " | ".join(dict.fromkeys(devices)) or "-"
     p = case.problems
     if kind == "invalid":
         p.append(f"case name {name!r} must start with 'hazard' or 'benign'")
-    if unfixed is None or "error" in unfixed:
+    if criterion not in CRITERIA:
+        p.append(f"unknown criterion {criterion!r} in EXPECT: choose one of {', '.join(CRITERIA)}")
+    elif criterion != "nonfinite" and kind != "hazard":
+        p.append(f"EXPECT gives the criterion {criterion!r} to a {kind} case: only hazard* cases take one")
+    raises = kind == "hazard" and criterion == "raises"
+    if unfixed is None or ("error" in unfixed and not raises):
         p.append("the unfixed code raised:\n" + (unfixed or {}).get("error", "not run"))
     if fixed is not None and "error" in fixed:
         p.append("the fixed code raised:\n" + fixed["error"])
     elif fixed is None and has_fixed:
         p.append("the fixed code did not run")
     ok_runs = unfixed is not None and "error" not in unfixed
-    if kind == "hazard" and ok_runs and not nonfinite(unfixed):
-        p.append("proves nothing: the unfixed code is finite on this hazard case (values and gradients); "
-                 "choose inputs that make it NaN/Inf")
+    if raises and unfixed is not None:
+        if ok_runs:
+            case.observed = "no exception"
+            p.append("proves nothing: the unfixed code does not raise on this hazard case (criterion 'raises')")
+        else:
+            case.observed = _raised(unfixed)
+            case.unfixed = case.observed.split(":")[0]
+    if kind == "hazard" and criterion == "nonfinite" and ok_runs:
+        case.observed = "; ".join(nonfinite(unfixed)) or "finite"
+        if not nonfinite(unfixed):
+            p.append("proves nothing: the unfixed code is finite on this hazard case (values and gradients); "
+                     "choose inputs that make it NaN/Inf")
+    if kind == "hazard" and criterion == "reference":
+        if ref is None or "error" in ref:
+            p.append("reference(case) did not give the exact values:\n" + (ref or {}).get("error", "not run"))
+        elif nonfinite(ref):
+            p.append(f"the reference is not finite: {'; '.join(nonfinite(ref))}")
+        else:
+            if ok_runs:
+                err, mismatches = compare(ref, unfixed, tolerance, "the unfixed code differs from the reference in")
+                case.observed = f"max err {_g(err)} vs reference"
+                case.unfixed = f"{describe(unfixed)}; {case.observed}"
+                if not mismatches:
+                    p.append(f"proves nothing: the unfixed code already matches the reference within the tolerance "
+                             f"{tolerance:g} (max err {_g(err)}); choose inputs where it is wrong")
+            if fixed is not None and "error" not in fixed:
+                case.max_abs_diff, mismatches = compare(ref, fixed, tolerance,
+                                                        "the fixed code misses the reference in")
+                case.fixed = f"{describe(fixed)}; max err {_g(case.max_abs_diff)} vs reference"
+                p.extend(mismatches)
     if kind == "benign" and ok_runs and nonfinite(unfixed):
         p.append(f"a benign case must be finite unfixed, got {'; '.join(nonfinite(unfixed))}")
     if fixed is not None and "error" not in fixed:
@@ -415,6 +463,10 @@ def judge_case(name: str, raw: dict, tolerance: float, has_fixed: bool) -> Case:
     return case
 
 
+def _g(x: float) -> str:
+    return "inf" if math.isinf(x) else f"{x:.3g}"
+
+
 def judge_fixture(f: Fixture, raw: dict) -> None:
     if "error" in raw:
         f.errors.append(raw["error"])
@@ -424,7 +476,14 @@ def judge_fixture(f: Fixture, raw: dict) -> None:
     elif tol is not None:
         f.errors.append(f"TOLERANCE must be a non-negative number, got {tol!r}")
     has_fixed = bool(raw.get("fixed_ran"))
-    f.cases = [judge_case(name, c, f.tolerance, has_fixed) for name, c in raw.get("cases", {}).items()]
+    expect = raw.get("expect", {})
+    if not isinstance(expect, dict):
+        f.errors.append(f"EXPECT must be a dict of case name -> criterion ({', '.join(CRITERIA)}), got {expect}")
+        expect = {}
+    for name in sorted(set(expect) - set(raw.get("cases", {}))):
+        f.errors.append(f"EXPECT names {name!r}, which is not a case in CASES")
+    f.cases = [judge_case(name, c, f.tolerance, has_fixed, expect.get(name, "nonfinite"))
+               for name, c in raw.get("cases", {}).items()]
     if raw.get("device_requested") == "gpu":
         for c in f.cases:
             on_cpu = [side for side in ("unfixed", "fixed")

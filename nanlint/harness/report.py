@@ -9,7 +9,7 @@ from pathlib import Path
 
 from nanlint.harness.core import Fixture, Result
 
-COLUMNS = ("status", "rule", "framework", "device", "case", "unfixed", "fixed", "max benign diff")
+COLUMNS = ("status", "rule", "framework", "device", "case", "criterion", "unfixed", "fixed", "max diff")
 
 
 def _diff(value: float | None) -> str:
@@ -23,11 +23,11 @@ def rows(result: Result) -> list[tuple[str, ...]]:
     for f in result.fixtures:
         fw = f.framework + (f" ({f.path.stem})" if f.path.stem != f.framework else "")
         if not f.cases:
-            out.append((f.status, f.rule, fw, f.device, "-", "-", "-", "-"))
+            out.append((f.status, f.rule, fw, f.device, "-", "-", "-", "-", "-"))
         for c in f.cases:
             status = "skip" if f.skipped else "ok" if c.ok and f.ok else "FAIL" if not c.ok else "ok*"
             fixed = c.fixed + (" (compute_manual)" if f.mode == "manual" and c.fixed != "-" else "")
-            out.append((status, f.rule, fw, c.device, c.name, c.unfixed, fixed, _diff(c.max_abs_diff)))
+            out.append((status, f.rule, fw, c.device, c.name, c.criterion, c.unfixed, fixed, _diff(c.max_abs_diff)))
     return out
 
 
@@ -98,6 +98,8 @@ def fixture_dict(f: Fixture) -> dict:
         "cases": [{
             "case": c.name,
             "kind": c.kind,
+            "criterion": c.criterion,
+            "observed": c.observed,
             "ok": c.ok,
             "device": c.device,
             "unfixed": c.unfixed,

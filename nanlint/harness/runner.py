@@ -253,7 +253,7 @@ def run_one(np, fw: Framework, func, case, device: str) -> dict:
         result = func(case, device)
         outputs, devices = outputs_of(np, fw, result)
     except Exception as exc:  # noqa: BLE001 - reported per case
-        return {"error": _tail(exc)}
+        return {"error": _tail(exc), "exception": type(exc).__name__, "message": str(exc)[:500]}
     return {"outputs": outputs, "device": "; ".join(devices) or "host (numpy)"}
 
 
@@ -290,10 +290,23 @@ def run_fixture(np, fw: Framework, job: dict, index: int, device: str) -> dict:
         except BaseException as exc:  # noqa: BLE001
             out["error"] = "importing nanlint's fixed copy failed:\n" + _tail(exc)
     out["fixed_ran"] = callable(fixed_compute)
+    expect = getattr(unfixed, "EXPECT", None)
+    if expect is not None:  # case name -> criterion; judged (and validated) by the parent
+        out["expect"] = {str(k): v if isinstance(v, str) else repr(v) for k, v in expect.items()} \
+            if isinstance(expect, dict) else repr(expect)
+    reference = getattr(unfixed, "reference", None)
+    wants_reference = isinstance(expect, dict) and "reference" in expect.values()
+    if wants_reference and not callable(reference):
+        out["error"] = ('EXPECT names a "reference" case, so the fixture must define reference(case) -> dict '
+                        "of the exact outputs (float64 numpy or closed form)")
     for name, case in cases.items():
         entry = {"unfixed": run_one(np, fw, compute, case, device)}
         if callable(fixed_compute):
             entry["fixed"] = run_one(np, fw, fixed_compute, case, device)
+        if callable(reference) and isinstance(expect, dict) and expect.get(name) == "reference":
+            ref = run_one(np, fw, lambda c, _device: reference(c), case, device)
+            ref.pop("device", None)
+            entry["reference"] = ref
         out["cases"][str(name)] = entry
     return out
 
