@@ -82,6 +82,14 @@ class Resolved:
         return bool(self.origins)
 
 
+def origin_note(ctx: "FileContext", resolved: Resolved) -> str:
+    """`` (`p` is assigned on line 4)`` for a value reached through a name, else ``""``."""
+    if not resolved.origins:
+        return ""
+    origin = resolved.origins[-1]
+    return f" (`{origin.name}` {origin.verb} line {ctx.line_of(origin.binding.node)})"
+
+
 class FileContext:
     def __init__(self, module: cst.Module, path: str = "<string>", settings: dict | None = None) -> None:
         self.module = module

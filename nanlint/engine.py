@@ -10,7 +10,6 @@ import libcst as cst
 
 from nanlint import fixes as fixes_mod
 from nanlint import noqa as noqa_mod
-from nanlint.noqa import noqa_codes  # noqa: F401 - re-exported; parsing lives in nanlint/noqa.py
 from nanlint.context import FileContext, RawFinding
 from nanlint.rule import Rule
 

@@ -222,7 +222,7 @@ class Index(FastVisitor, cst.CSTVisitor):  # FastVisitor: ~9x faster walk, same 
     def _leave_conditional(self, node) -> None:
         self._conditional_depth[-1] -= 1
 
-    visit_If = visit_For = visit_While = visit_Try = visit_Match = visit_IfExp = _enter_conditional
+    visit_If = visit_While = visit_Try = visit_Match = visit_IfExp = _enter_conditional  # visit_For: below
     leave_If = leave_For = leave_While = leave_Try = leave_Match = leave_IfExp = _leave_conditional
     visit_TryStar = _enter_conditional
     leave_TryStar = _leave_conditional

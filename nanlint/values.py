@@ -37,3 +37,10 @@ def is_literal(expr: cst.BaseExpression | None) -> bool:
     if isinstance(expr, cst.BinaryOperation):
         return is_literal(expr.left) and is_literal(expr.right)
     return False
+
+
+def one_minus(expr: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """``a`` when ``expr`` is ``1 - a``."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Subtract) and is_one(expr.left):
+        return expr.right
+    return None

@@ -6,7 +6,7 @@ import libcst as cst
 
 from nanlint import fixes
 from nanlint import ops as o
-from nanlint.context import FileContext, OpCall
+from nanlint.context import FileContext, OpCall, origin_note
 from nanlint.rule import Rule
 
 CARRIED = ("x", "axis", "dtype")
@@ -31,13 +31,6 @@ def fused_call(ctx: FileContext, inner: OpCall, target_op: str, scope, prefer=()
     if args is None:
         return None
     return fixes.call(func, args), imports
-
-
-def origin_note(ctx: FileContext, resolved) -> str:
-    if not resolved.origins:
-        return ""
-    origin = resolved.origins[-1]
-    return f" (`{origin.name}` {origin.verb} line {ctx.line_of(origin.binding.node)})"
 
 
 class LogSoftmax(Rule):

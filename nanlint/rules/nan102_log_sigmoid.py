@@ -3,14 +3,11 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 from nanlint import fixes
 from nanlint import ops as o
-from nanlint.context import FileContext, OpCall
+from nanlint.context import FileContext, OpCall, origin_note
 from nanlint.rule import Rule
-from nanlint.rules.nan101_log_softmax import origin_note
-from nanlint.values import is_one
+from nanlint.values import one_minus
 
 
 class LogSigmoid(Rule):
@@ -28,9 +25,8 @@ class LogSigmoid(Rule):
             negated = False
             inner = ctx.op_of(arg.expr, arg.scope, o.SIGMOID, follow=False)
             crossed = arg.crossed_statements
-            if inner is None and isinstance(arg.expr, cst.BinaryOperation) \
-                    and isinstance(arg.expr.operator, cst.Subtract) and is_one(arg.expr.left):
-                inner = ctx.op_of(arg.expr.right, arg.scope, o.SIGMOID)
+            if inner is None and one_minus(arg.expr) is not None:
+                inner = ctx.op_of(one_minus(arg.expr), arg.scope, o.SIGMOID)
                 negated = True
             if inner is None:
                 continue

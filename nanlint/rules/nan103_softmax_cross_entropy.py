@@ -8,11 +8,11 @@ import libcst as cst
 
 from nanlint import fixes
 from nanlint import ops as o
-from nanlint.context import FileContext, OpCall
+from nanlint.context import FileContext, OpCall, origin_note
 from nanlint.guards import constant
 from nanlint.resolve import Scope
 from nanlint.rule import Rule
-from nanlint.rules.nan101_log_softmax import LogSoftmax, origin_note
+from nanlint.rules.nan101_log_softmax import LogSoftmax
 
 REDUCTIONS = (o.SUM, o.MEAN)
 

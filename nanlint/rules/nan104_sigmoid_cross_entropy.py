@@ -7,14 +7,13 @@ import libcst as cst
 
 from nanlint import fixes
 from nanlint import ops as o
-from nanlint.context import FileContext, OpCall, Origin, Resolved
+from nanlint.context import FileContext, OpCall, Origin, Resolved, origin_note
 from nanlint.guards import terms
 from nanlint.resolve import Scope
 from nanlint.rule import Rule
-from nanlint.rules.nan101_log_softmax import origin_note
 from nanlint.rules.nan102_log_sigmoid import LogSigmoid
 from nanlint.rules.nan103_softmax_cross_entropy import outer_negation, product_with_log, signed_replacement, string
-from nanlint.values import is_one
+from nanlint.values import one_minus
 
 _EMPTY = cst.Module([])
 
@@ -23,13 +22,6 @@ def text(expr: cst.BaseExpression) -> str:
     if getattr(expr, "lpar", None):
         expr = expr.with_changes(lpar=[], rpar=[])
     return "".join(_EMPTY.code_for_node(expr).split())
-
-
-def one_minus(expr: cst.BaseExpression) -> cst.BaseExpression | None:
-    """``a`` when ``expr`` is ``1 - a``."""
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Subtract) and is_one(expr.left):
-        return expr.right
-    return None
 
 
 class SigmoidCrossEntropy(Rule):

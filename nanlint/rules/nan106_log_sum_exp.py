@@ -7,11 +7,10 @@ import libcst as cst
 
 from nanlint import fixes
 from nanlint import ops as o
-from nanlint.context import FileContext, OpCall
+from nanlint.context import FileContext, OpCall, origin_note
 from nanlint.guards import constant, terms
 from nanlint.resolve import Scope
 from nanlint.rule import Rule
-from nanlint.rules.nan101_log_softmax import origin_note
 
 _NONNEG = (o.ABS, o.SQUARE, o.EXP, o.SOFTPLUS, o.SIGMOID, o.SOFTMAX, o.SQRT, o.NORM)
 

@@ -13,7 +13,7 @@ from nanlint.context import FileContext, OpCall
 from nanlint.guards import constant
 from nanlint.resolve import Scope
 from nanlint.rule import Rule
-from nanlint.rules._gradient_traps import bare, binop, follow, is_op, key, replace_all
+from nanlint.rules._gradient_traps import bare, follow, is_op, key, replace_all
 from nanlint.values import is_literal, number
 
 SAFE_VALUE = "1.0"  # in the domain of 1/x, log, sqrt, rsqrt, x ** p

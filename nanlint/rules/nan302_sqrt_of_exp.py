@@ -6,9 +6,8 @@ import libcst as cst
 
 from nanlint import fixes
 from nanlint import ops as o
-from nanlint.context import FileContext, OpCall, Resolved
+from nanlint.context import FileContext, OpCall, Resolved, origin_note
 from nanlint.rule import Rule
-from nanlint.rules.nan101_log_softmax import origin_note
 from nanlint.values import number
 
 
