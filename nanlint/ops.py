@@ -50,6 +50,7 @@ LOGADDEXP = "logaddexp"
 L2_NORMALIZE = "l2_normalize"
 DIVIDE_NO_NAN = "divide_no_nan"
 CLIP_BY_GLOBAL_NORM = "clip_by_global_norm"
+STOP_GRADIENT = "stop_gradient"  # jax.lax.stop_gradient, tf.stop_gradient, x.detach()
 # --- reductions ----------------------------------------------------------------
 SUM = "sum"
 MEAN = "mean"

@@ -7,7 +7,7 @@ import libcst as cst
 
 from nanlint import fixes
 from nanlint import ops as o
-from nanlint.context import FileContext, OpCall, origin_note
+from nanlint.context import FileContext, OpCall, Resolved, origin_note
 from nanlint.guards import constant, terms
 from nanlint.resolve import Scope
 from nanlint.rule import Rule
@@ -92,39 +92,53 @@ class LogSumExp(Rule):
             if log.x is None:
                 continue
             arg = ctx.resolve(log.x, log.scope)
-            crossed = arg.crossed_statements
-            note = origin_note(ctx, arg)
             if log.op == o.LOG1P:
-                exp = self.exp_of(ctx, arg.expr, arg.scope)
-                if exp is not None:
-                    self.softplus(ctx, log, exp, crossed, arg.scope, note)
+                found = self.exp_of(ctx, arg.expr, arg.scope)
+                if found is not None:
+                    exp, scope, crossed, note = self.reached(ctx, arg, found)
+                    self.softplus(ctx, log, exp, crossed, scope, note)
                 continue
             chain = terms(arg.expr)
             if len(chain) == 2 and all(sign > 0 for sign, _ in chain):
                 exps = [self.exp_of(ctx, t, arg.scope) for _, t in chain]
                 ones = [constant(ctx, t, arg.scope) == 1.0 for _, t in chain]
                 if exps[0] is not None and exps[1] is not None:
-                    self.logaddexp(ctx, log, exps[0], exps[1], crossed, arg.scope, note)
+                    a, scope_a, crossed_a, note_a = self.reached(ctx, arg, exps[0])
+                    b, scope_b, crossed_b, note_b = self.reached(ctx, arg, exps[1])
+                    scope = scope_a if scope_a is scope_b else None
+                    self.logaddexp(ctx, log, a, b, crossed_a or crossed_b, scope, note_a or note_b)
                 elif (exps[0] is not None and ones[1]) or (exps[1] is not None and ones[0]):
-                    exp = exps[0] or exps[1]
-                    self.softplus(ctx, log, exp, crossed, arg.scope, note)  # type: ignore[arg-type]
+                    exp, scope, crossed, note = self.reached(ctx, arg, exps[0] or exps[1])  # type: ignore[arg-type]
+                    self.softplus(ctx, log, exp, crossed, scope, note)
                 continue
             if len(chain) == 1:
                 total = ctx.op_call(arg.expr, arg.scope)
-                if total is None or total.op != o.SUM:
+                if total is None or total.op != o.SUM or total.x is None:
                     continue
-                exp = ctx.op_call(total.x, arg.scope) if total.x is not None else None
-                if exp is None or exp.op != o.EXP or shifted(ctx, exp.x, arg.scope) is not None \
-                        or bounded_exponent(ctx, exp.x, arg.scope):
+                found = ctx.op_of(total.x, arg.scope, o.EXP)
+                if found is None:
                     continue
-                self.logsumexp(ctx, log, total, exp, crossed, arg.scope, note)
+                exp, inner = found
+                if shifted(ctx, exp.x, inner.scope) is not None or bounded_exponent(ctx, exp.x, inner.scope):
+                    continue
+                exp, scope, crossed, note = self.reached(ctx, arg, found)
+                self.logsumexp(ctx, log, total, exp, crossed, scope, note)
 
     @staticmethod
-    def exp_of(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> OpCall | None:
-        call = ctx.op_call(expr, scope)
-        if call is None or call.op != o.EXP or call.x is None or bounded_exponent(ctx, call.x, scope):
+    def exp_of(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> tuple[OpCall, Resolved] | None:
+        """The unbounded ``exp`` call ``expr`` is, also through a name (``e = exp(x)``)."""
+        found = ctx.op_of(expr, scope, o.EXP)
+        if found is None or found[0].x is None or bounded_exponent(ctx, found[0].x, found[1].scope):
             return None
-        return call
+        return found
+
+    @staticmethod
+    def reached(ctx: FileContext, arg: Resolved, found: tuple[OpCall, Resolved]):
+        """(the exp, the scope its argument is written in, whether a statement was crossed
+        on the way from the log, the note saying where) for an exp found under ``arg``."""
+        exp, inner = found
+        crossed = arg.crossed_statements or inner.crossed_statements
+        return exp, inner.scope, crossed, origin_note(ctx, inner) or origin_note(ctx, arg)
 
     @staticmethod
     def applicability(crossed: bool) -> str:

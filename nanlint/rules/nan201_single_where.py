@@ -10,10 +10,10 @@ import libcst as cst
 from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall
-from nanlint.guards import constant
-from nanlint.resolve import Scope
+from nanlint.guards import constant, nonnegative
+from nanlint.resolve import ASSIGN, Scope
 from nanlint.rule import Rule
-from nanlint.rules._gradient_traps import bare, follow, is_op, key, replace_all
+from nanlint.rules._gradient_traps import bare, follow, is_op, key, not_differentiated, replace_all
 from nanlint.values import is_literal, number
 
 SAFE_VALUE = "1.0"  # in the domain of 1/x, log, sqrt, rsqrt, x ** p
@@ -139,6 +139,49 @@ def condition_at(ctx: FileContext, cond: cst.BaseExpression, scope: Scope, targe
     return None
 
 
+def small_value_test(ctx: FileContext, cond: cst.BaseExpression, scope: Scope, inp) -> bool | None:
+    """The truth at ``inp == 0`` of ``inp < t`` (``<=``, ``t > inp``...) where ``inp`` is
+    never negative (a norm, a sqrt, a square) and ``t`` is not a constant: only a positive
+    ``t`` makes such a test anything but constant (``norm < 0`` is never true, ``norm >= 0``
+    always), so at 0 the "small" side holds -- ``where(norm < max_norm, g, g * max_norm / norm)``."""
+    cond, scope = follow(ctx, cond, scope)
+    cond = bare(cond)
+    if not (isinstance(cond, cst.Comparison) and len(cond.comparisons) == 1):
+        return None
+    operator = type(cond.comparisons[0].operator)
+    left, right = cond.left, cond.comparisons[0].comparator
+    target = key(ctx, inp)
+    if key(ctx, left) == target and key(ctx, right) != target:
+        small = {cst.LessThan: True, cst.LessThanEqual: True, cst.GreaterThan: False, cst.GreaterThanEqual: False}
+    elif key(ctx, right) == target and key(ctx, left) != target:
+        small = {cst.GreaterThan: True, cst.GreaterThanEqual: True, cst.LessThan: False, cst.LessThanEqual: False}
+    else:
+        return None
+    if operator not in small or not never_negative(ctx, inp, scope):
+        return None
+    return small[operator]
+
+
+def never_negative(ctx: FileContext, expr: cst.BaseExpression, scope: Scope, depth: int = 4) -> bool:
+    """``expr >= 0`` for every input, following names (also a closure's: a name
+    assigned once in an enclosing function) and the module's single-return functions."""
+    for _ in range(depth):
+        if isinstance(expr, cst.Name) and ctx.index.assignment(expr, scope) is None:
+            found = ctx.index.lookup(expr.value, scope)
+            if found is None or len(found[0]) != 1:
+                break
+            b = found[0][0]
+            if b.kind != ASSIGN or b.conditional or b.value is None:
+                break
+            expr, scope = b.value, b.scope or found[1]
+            continue
+        r = ctx.resolve(expr, scope, depth=1, functions=True)
+        if not r.origins:
+            break
+        expr, scope = r.expr, r.scope
+    return nonnegative(ctx, expr, scope)
+
+
 def _operand_at(ctx: FileContext, operand, scope: Scope, target: str, value: float) -> float | None:
     if key(ctx, operand) == target:
         return value
@@ -207,6 +250,8 @@ class SingleWhere(Rule):
                          if key(ctx, inp) in keys and self.masked_somewhere(ctx, call, cond, role, what, inp)]
                 if not sites:
                     continue
+                if not_differentiated(ctx, call.node, call.framework):
+                    break  # the hazard is in the gradient only
                 what = sites[0][0]
                 message = (f"`{what}` is singular where the condition selects the other branch: its "
                            "gradient there is inf, and 0 * inf = NaN flows back through the where; "
@@ -225,6 +270,8 @@ class SingleWhere(Rule):
         target = key(ctx, inp)
         for point in singular_points(what):
             truth = condition_at(ctx, cond, call.scope, target, point)  # type: ignore[arg-type]
+            if truth is None and point == 0.0:
+                truth = small_value_test(ctx, cond, call.scope, inp)
             if truth is not None and truth != selected_when:
                 return True
         return False

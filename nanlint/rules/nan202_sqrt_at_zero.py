@@ -12,6 +12,7 @@ from nanlint.rules._gradient_traps import (
     euclidean_norm,
     is_difference,
     norm_as_sqrt_sum,
+    not_differentiated,
     sqrt_argument,
     sqrt_plus_eps,
     square_base,
@@ -41,6 +42,8 @@ class SqrtAtZero(Rule):
             if squares is None and not (base is not None and is_difference(ctx, base, inner_scope)):
                 continue
             seen.add(id(node))
+            if not_differentiated(ctx, root, _framework(ctx, root, scope, squares)):
+                continue
             message = ("sqrt of a sum of squares is 0 when the vectors coincide (a distance to itself, "
                        "padding), and the gradient of sqrt at 0 is inf: 0 * inf = NaN; add an epsilon "
                        "under the sqrt")
@@ -50,6 +53,8 @@ class SqrtAtZero(Rule):
             if o.FACT_NORM_GRAD_NAN_AT_ZERO not in norm.framework.facts or norm.x is None:
                 continue
             if not euclidean_norm(norm) or not is_difference(ctx, norm.x, norm.scope):
+                continue
+            if not_differentiated(ctx, norm.node, norm.framework):
                 continue
             message = (f"the gradient of {norm.framework.display}'s norm at the zero vector is NaN: a "
                        "norm of a difference (a distance) goes NaN when the two coincide; write "
@@ -61,3 +66,11 @@ class SqrtAtZero(Rule):
                 fix = fixes.Fix(fixes.UNSAFE, "Write sqrt(sum(square(d), axis) + 1e-12)",
                                 [(norm.node, built[0])], built[1])
             ctx.report(norm.node, message, fix)
+
+
+def _framework(ctx: FileContext, root, scope, squares):
+    """The framework of a sqrt (its op, or the sum under a ``** 0.5``), if known."""
+    call = ctx.op_call(root, scope)
+    if call is not None:
+        return call.framework
+    return squares[0].framework if squares is not None and squares[0] is not None else None

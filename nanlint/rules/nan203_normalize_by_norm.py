@@ -21,6 +21,7 @@ from nanlint.rules._gradient_traps import (
     is_op,
     key,
     norm_as_sqrt_sum,
+    not_differentiated,
     sqrt_argument,
     sqrt_plus_eps,
     sum_of_squares,
@@ -105,6 +106,8 @@ class NormalizeByNorm(Rule):
             if found.guarded and not found.grad_nan_at_zero:
                 continue
             if found.guarded:
+                if not_differentiated(ctx, node, found.framework):
+                    continue  # the eps keeps the value finite: only the gradient is NaN
                 message = (f"x / (norm(x) + eps) still has a NaN gradient at the zero vector in "
                            f"{found.framework.display} (the norm's own gradient at 0 is 0 * inf); "
                            "put the eps under the sqrt")

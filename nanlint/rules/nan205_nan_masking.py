@@ -10,7 +10,7 @@ from nanlint import ops as o
 from nanlint.context import FileContext, OpCall
 from nanlint.resolve import Scope
 from nanlint.rule import Rule
-from nanlint.rules._gradient_traps import bare, follow, hazard, is_op, key
+from nanlint.rules._gradient_traps import bare, follow, hazard, is_op, key, not_differentiated
 
 
 def masked_test(ctx: FileContext, cond, scope: Scope) -> OpCall | None:
@@ -47,8 +47,8 @@ class NanMasking(Rule):
             if masked is None:
                 continue
             what = hazard(ctx, masked, call.scope)
-            if what is None:
-                continue
+            if what is None or not_differentiated(ctx, call.node, call.framework):
+                continue  # the masked value is right; only a gradient could be NaN
             message = (f"{how} hides the non-finite values of a {what} but not its gradient: the "
                        "masked entries still send 0 * inf = NaN back; fix the source (a fused op, "
                        f"or guard the input with where(c, x, safe) before the {what})")
