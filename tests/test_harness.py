@@ -23,6 +23,9 @@ from nanlint.harness import core, report
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 IN_CI = bool(os.environ.get("CI"))
+# A Python with TensorFlow 2.3 (see docs/verification/tf23-interpreter.md): the NAN502 fixture's hazard
+# exists only in TF < 2.4, so it runs there and is skipped (REQUIRES) on the default interpreter.
+TF23_PYTHON = os.environ.get("NANLINT_TF23_PYTHON")
 
 
 def _fixture_ids() -> list[str]:
@@ -65,6 +68,9 @@ def test_fixture_passes_on_cpu(cpu_report, fixture_id):
     _, _, data, _ = cpu_report
     entry = next((f for f in data["fixtures"] if f["id"] == fixture_id), None)
     assert entry is not None, f"the harness did not discover {fixture_id}"
+    if entry["requires_unmet"]:  # a fixture for another framework version (REQUIRES): nanlint still reports it
+        assert entry["status"] == "skip" and not entry["errors"] and entry["still_reported"], entry
+        pytest.skip(entry["skipped"])
     if entry["skipped"]:
         _missing_or_skip(entry["skipped"])
     assert entry["ok"], f"{fixture_id} failed:\n{_problems(entry)}"
@@ -190,6 +196,61 @@ def test_expect_is_validated():
     assert f.cases[0].criterion == "nonfinite" and not f.cases[0].ok  # the misspelt name did not apply
 
 
+def test_requires_specifiers():
+    from nanlint.harness.runner import satisfies
+
+    assert satisfies("2.3.4", "<2.4") and not satisfies("2.21.0", "<2.4") and not satisfies("2.4.0", "<2.4")
+    assert satisfies("2.3.0", ">=2.0,<2.4") and not satisfies("1.15.5", ">=2.0,<2.4")
+    assert satisfies("2.3.4", "==2.3.*") and not satisfies("2.30.0", "==2.3.*") and satisfies("2.13.0+cpu", ">=2.13")
+    with pytest.raises(ValueError):
+        satisfies("2.3.4", "~2.3")
+
+
+def test_requires_skip_is_not_a_failure_but_errors_still_fail():
+    raw = {"requires": {"tensorflow": "<2.4"}, "requires_unmet": "needs tensorflow<2.4 (REQUIRES), this worker has "
+                                                                 "tensorflow 2.21.0"}
+    f = core.Fixture("NAN502", "clipnorm-custom-loop", "tensorflow", Path("tensorflow.py"), mode="manual")
+    core.judge_fixture(f, raw)
+    assert f.status == "skip" and f.requires_unmet and not f.failed and f.requires == {"tensorflow": "<2.4"}
+    assert core.Result([f], {}, {}, 0.0).ok
+    broken = core.Fixture("NAN502", "clipnorm-custom-loop", "tensorflow", Path("tensorflow.py"))
+    broken.errors.append("nanlint does not report NAN502 on this fixture")
+    core.judge_fixture(broken, raw)
+    assert broken.status == "FAIL" and broken.failed and not core.Result([broken], {}, {}, 0.0).ok
+
+
+def test_python_option_is_validated(tmp_path):
+    with pytest.raises(core.UsageError, match="not an executable"):
+        core.run(core.Options(paths=[FIXTURES], python={"tensorflow": str(tmp_path / "no-python")}))
+    with pytest.raises(core.UsageError, match="unknown framework"):
+        core.run(core.Options(paths=[FIXTURES], python={"tf": sys.executable}))
+    rc, _, err = _harness("--python", "tensorflow", str(tmp_path))
+    assert rc == 2 and "FRAMEWORK=PYTHON" in err
+
+
+def test_nan502_hazard_under_tensorflow_2_3(tmp_path):
+    """The NAN502 fixture on a real TF 2.3 (apply_gradients ignores clipnorm): NaN unfixed,
+    finite with the page's manual clip. Needs NANLINT_TF23_PYTHON (not in CI)."""
+    if not TF23_PYTHON:
+        pytest.skip("NANLINT_TF23_PYTHON is not set: no TensorFlow 2.3 interpreter (see docs/verification/tf23-interpreter.md)")
+    out = tmp_path / "tf23.json"
+    rc, stdout, stderr = _harness("--python", f"tensorflow={TF23_PYTHON}", "--json", str(out),
+                                  str(FIXTURES / "NAN502-clipnorm-custom-loop"))
+    assert rc == 0, stdout + stderr
+    data = json.loads(out.read_text())
+    assert data["frameworks"]["tensorflow"]["versions"]["tensorflow"].startswith("2.3.")
+    entries = {f["id"].split("/")[1]: f for f in data["fixtures"]}
+    assert set(entries) == {"tensorflow.py", "tensorflow_one_step.py"}
+    for entry in entries.values():
+        assert entry["ok"] and entry["mode"] == "manual" and entry["still_reported"], _problems(entry)
+    loop = next(c for c in entries["tensorflow.py"]["cases"] if c["kind"] == "hazard")
+    assert loop["unfixed"].startswith("NaN") and loop["fixed"] == "finite", loop
+    step = next(c for c in entries["tensorflow_one_step.py"]["cases"] if c["kind"] == "hazard")
+    # SGD(learning_rate=1, clipnorm=1) on the gradient [30, 40]: moved by [-30, -40], not [-0.6, -0.8]
+    assert step["outputs"]["unfixed"]["w"]["values"] == [-30.0, -40.0], step
+    assert step["outputs"]["fixed"]["w"]["values"] == pytest.approx([-0.6, -0.8]), step
+
+
 def test_discovery(tmp_path):
     (tmp_path / "a" / "NAN101-log-softmax").mkdir(parents=True)
     (tmp_path / "a" / "NAN101-log-softmax" / "torch.py").write_text("")
@@ -303,10 +364,28 @@ def test_bad_fixtures_are_rejected_end_to_end(tmp_path):
             return {"loss": out, "grad": z.grad}
         '''))
 
+    # REQUIRES: a torch this worker does not have skips the fixture (loudly), unless nanlint
+    # does not even report it; a specifier the harness cannot read is an error
+    old = GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias="") + '\nREQUIRES = {"torch": "<1.0"}\n'
+    write("NAN101-old-torch/torch.py", old)
+    write("NAN101-old-torch-unreported/torch.py", old.replace("-torch.log(F.softmax(z, dim=0))", "-F.log_softmax(z, dim=0)"))
+    write("NAN101-odd-requires/torch.py", old.replace('"<1.0"', '"~1.0"'))
+
     out = tmp_path / "report.json"
-    rc, stdout, stderr = _harness("--device", "cpu", "--json", str(out), str(tmp_path))
+    # --python: the torch fixtures run in a worker of their own on the named interpreter
+    rc, stdout, stderr = _harness("--device", "cpu", "--python", f"torch={sys.executable}", "--json", str(out),
+                                  str(tmp_path))
     assert rc == 1, stdout + stderr
-    data = {f["id"]: f for f in json.loads(out.read_text())["fixtures"]}
+    full = json.loads(out.read_text())
+    assert full["frameworks"]["torch"]["interpreter"] == sys.executable and full["frameworks"]["torch"]["python"]
+    data = {f["id"]: f for f in full["fixtures"]}
+    old_torch = data["NAN101-old-torch/torch.py"]
+    assert old_torch["status"] == "skip" and old_torch["requires_unmet"] and old_torch["requires"] == {"torch": "<1.0"}
+    assert old_torch["skipped"].startswith("needs torch<1.0 (REQUIRES), this worker has torch ") and not old_torch["cases"]
+    assert "NAN101-old-torch/torch.py skipped: needs torch<1.0" in stderr
+    assert data["NAN101-old-torch-unreported/torch.py"]["status"] == "FAIL"
+    assert "does not report NAN101" in _problems(data["NAN101-old-torch-unreported/torch.py"])
+    assert "cannot read the version specifier '~1.0'" in _problems(data["NAN101-odd-requires/torch.py"])
 
     def problems(fid: str) -> str:
         return _problems(data[fid])

@@ -28,6 +28,10 @@ def parser(prog: str = "python -m nanlint.harness") -> argparse.ArgumentParser:
     p.add_argument("--keep", type=Path, metavar="DIR", help="keep nanlint's fixed copies here")
     p.add_argument("--jobs", type=int, default=0, help="parallel processes (default: min(3, CPUs))")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds per framework worker (default: 900)")
+    p.add_argument("--python", action="append", default=[], metavar="FRAMEWORK=PYTHON",
+                   help="run FRAMEWORK's fixtures in a worker on this interpreter (repeatable), e.g. "
+                        "--python tensorflow=/work/tf23-venv/bin/python for fixtures whose REQUIRES needs "
+                        "TensorFlow < 2.4 (default: this interpreter for every framework)")
     return p
 
 
@@ -37,9 +41,16 @@ def _split(value: str | None) -> list[str] | None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser("nanlint verify" if argv is not None else "python -m nanlint.harness").parse_args(argv)
+    python = {}
+    for item in args.python:
+        fw, sep, exe = item.partition("=")
+        if not sep or not fw.strip() or not exe.strip():
+            print(f"nanlint harness: error: --python takes FRAMEWORK=PYTHON, got {item!r}", file=sys.stderr)
+            return 2
+        python[fw.strip()] = exe.strip()
     options = core.Options(paths=args.paths, device=args.device, rules=_split(args.rules),
                            frameworks=_split(args.frameworks), allow_missing=args.allow_missing,
-                           jobs=args.jobs, timeout=args.timeout, keep=args.keep)
+                           jobs=args.jobs, timeout=args.timeout, keep=args.keep, python=python)
     try:
         result = core.run(options)
     except core.UsageError as exc:

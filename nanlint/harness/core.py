@@ -38,6 +38,10 @@ FIXABLE = ("safe", "unsafe")
 FIXTURE_DIR = re.compile(r"^(NAN\d{3})-([A-Za-z0-9][A-Za-z0-9_-]*)$")
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the directory holding nanlint/
 SKIP_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".pytest_cache", ".hypothesis"}
+# A fixture directory holding this file is linted as a project with it (``--config``)
+# instead of ``--isolated``, so version-aware rules see the target it (or a
+# ``requirements*.txt`` next to it) declares, e.g. NAN502's TensorFlow < 2.4.
+PROJECT_CONFIG = "nanlint.toml"
 
 
 class UsageError(Exception):
@@ -77,6 +81,8 @@ class Fixture:
     errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     skipped: str | None = None
+    requires: dict | None = None  # the fixture's REQUIRES (framework -> version specifier)
+    requires_unmet: bool = False  # skipped because the worker's framework version does not meet REQUIRES
     device: str = "-"
     tolerance: float = DEFAULT_TOLERANCE
     cases: list[Case] = field(default_factory=list)
@@ -88,14 +94,26 @@ class Fixture:
         return f"{self.rule}-{self.slug}/{self.path.name}"
 
     @property
+    def config(self) -> Path | None:
+        """The fixture directory's nanlint.toml, when it has one (see PROJECT_CONFIG)."""
+        path = self.path.parent / PROJECT_CONFIG
+        return path if path.is_file() else None
+
+    @property
     def ok(self) -> bool:
         return self.skipped is None and not self.errors and bool(self.cases) and all(c.ok for c in self.cases)
 
     @property
+    def failed(self) -> bool:
+        """Not ok, and not excused by a skip: a skipped fixture still fails on an error of its
+        own (nanlint no longer reporting it, a fixture that does not import)."""
+        return not self.ok and (self.skipped is None or bool(self.errors))
+
+    @property
     def status(self) -> str:
-        if self.skipped is not None:
-            return "skip"
-        return "ok" if self.ok else "FAIL"
+        if self.failed:
+            return "FAIL"
+        return "skip" if self.skipped is not None else "ok"
 
 
 @dataclass
@@ -108,6 +126,9 @@ class Options:
     jobs: int = 0  # 0: one per framework group, at most the CPU count
     timeout: float = 900.0
     keep: Path | None = None  # keep the fixed copies here
+    # framework -> the Python interpreter its worker runs on (default: this one), e.g.
+    # {"tensorflow": "/work/tf23-venv/bin/python"} for fixtures that REQUIRE TF < 2.4
+    python: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -120,8 +141,7 @@ class Result:
 
     @property
     def ok(self) -> bool:
-        return bool(self.fixtures) and not self.problems \
-            and all(f.ok or f.skipped is not None for f in self.fixtures)
+        return bool(self.fixtures) and not self.problems and not any(f.failed for f in self.fixtures)
 
 
 # --------------------------------------------------------------------------- discovery
@@ -204,11 +224,18 @@ def nanlint(args: list[str], cwd: Path) -> tuple[int, str, str]:
     return proc.returncode, proc.stdout, proc.stderr
 
 
-def lint_json(paths: list[Path], codes: list[str], cwd: Path) -> tuple[dict[str, list[dict]], str]:
+def config_args(config: Path | None) -> list[str]:
+    """``--isolated``, or ``--config`` a fixture directory's nanlint.toml (its pins are read
+    next to it; no cache is written there)."""
+    return ["--isolated"] if config is None else ["--config", str(config), "--no-cache"]
+
+
+def lint_json(paths: list[Path], codes: list[str], cwd: Path,
+              config: Path | None = None) -> tuple[dict[str, list[dict]], str]:
     """nanlint's JSON findings for ``paths`` (selecting ``codes``), keyed by real path."""
     if not paths or not codes:
         return {}, ""
-    rc, out, err = nanlint(["--format", "json", "--isolated", "--exit-zero", "--select", ",".join(codes),
+    rc, out, err = nanlint(["--format", "json", *config_args(config), "--exit-zero", "--select", ",".join(codes),
                             *map(str, paths)], cwd)
     by_file: dict[str, list[dict]] = {}
     try:
@@ -237,7 +264,8 @@ def _where(f: dict) -> str:
 def static_phase(fixtures: list[Fixture], work: Path, jobs: int) -> list[str]:
     """Per rule code (in parallel): fix copies with nanlint, lint the fixed copies.
     Each nanlint call selects only that code, so a rule that supersedes it (a
-    fused-loss rule over log-softmax) cannot hide its findings. Returns run-level notes."""
+    fused-loss rule over log-softmax) cannot hide its findings; fixtures with a
+    project config (PROJECT_CONFIG) get their own calls. Returns run-level notes."""
     notes: list[str] = []
     rules, problem = known_rules()
     if problem:
@@ -253,12 +281,13 @@ def static_phase(fixtures: list[Fixture], work: Path, jobs: int) -> list[str]:
         shutil.copy2(f.path, copy)
         f.fixed_path = copy
 
-    def one_code(code: str) -> list[str]:
-        group = [f for f in live if f.rule == code]
-        return _static_code(code, group, work)
+    def one_code(key: tuple[str, str]) -> list[str]:
+        code, config = key
+        group = [f for f in live if (f.rule, str(f.config or "")) == key]
+        return _static_code(code, group, work, Path(config) if config else None)
 
     with futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for more in pool.map(one_code, sorted({f.rule for f in live})):
+        for more in pool.map(one_code, sorted({(f.rule, str(f.config or "")) for f in live})):
             notes.extend(more)
     for f in live:
         if f.mode != "fix":
@@ -270,12 +299,12 @@ def _fixable(findings: list[dict]) -> list[dict]:
     return [x for x in findings if (x.get("fix") or {}).get("applicability") in FIXABLE]
 
 
-def _static_code(code: str, group: list[Fixture], work: Path) -> list[str]:
+def _static_code(code: str, group: list[Fixture], work: Path, config: Path | None = None) -> list[str]:
     """Two nanlint runs for one rule code: ``--fix --format json`` on the copies (its JSON
     lists what is left; on a copy it did not change, that is what nanlint reports on the
     fixture), then ``--format json`` on the copies it changed."""
     notes: list[str] = []
-    rc, out, err = nanlint(["--fix", "--unsafe-fixes", "--isolated", "--exit-zero", "--format", "json",
+    rc, out, err = nanlint(["--fix", "--unsafe-fixes", *config_args(config), "--exit-zero", "--format", "json",
                             "--select", code, *(str(f.fixed_path) for f in group)], work)
     try:
         left = json.loads(out) if out.strip() else []
@@ -316,7 +345,7 @@ def _static_code(code: str, group: list[Fixture], work: Path) -> list[str]:
             f.errors.append(f"nanlint's fixed copy does not parse: {exc}")
             continue
         changed.append(f)
-    after, err = lint_json([f.fixed_path for f in changed], [code, "NAN001"], work)
+    after, err = lint_json([f.fixed_path for f in changed], [code, "NAN001"], work, config)
     if err:
         notes.append(f"nanlint (lint of the fixed {code} copies): {err}")
     for f in changed:
@@ -470,6 +499,12 @@ def _g(x: float) -> str:
 def judge_fixture(f: Fixture, raw: dict) -> None:
     if "error" in raw:
         f.errors.append(raw["error"])
+    if isinstance(raw.get("requires"), dict):
+        f.requires = raw["requires"]
+    if raw.get("requires_unmet"):  # the worker's framework is outside REQUIRES: nothing ran
+        f.requires_unmet = True
+        f.skipped = raw["requires_unmet"]
+        return
     tol = raw.get("tolerance")
     if isinstance(tol, (int, float)) and math.isfinite(tol) and tol >= 0:
         f.tolerance = float(tol)
@@ -524,7 +559,7 @@ def worker_env(group: str, device: str) -> dict[str, str]:
 
 
 def run_worker(group: str, frameworks: list[str], fixtures: list[Fixture], device: str, work: Path,
-               timeout: float) -> dict:
+               timeout: float, python: str | None = None) -> dict:
     job = {"device": device, "frameworks": frameworks,
            "fixtures": [{"id": str(i), "framework": f.framework, "unfixed": str(f.path),
                          "fixed": str(f.fixed_path) if f.fixed_path and f.mode == "fix" and not f.errors else None,
@@ -533,7 +568,7 @@ def run_worker(group: str, frameworks: list[str], fixtures: list[Fixture], devic
     job_path.write_text(json.dumps(job))
     start = time.monotonic()
     try:
-        proc = subprocess.run([sys.executable, "-m", "nanlint.harness.runner", str(job_path), str(out_path)],
+        proc = subprocess.run([python or sys.executable, "-m", "nanlint.harness.runner", str(job_path), str(out_path)],
                               cwd=work, env=worker_env(group, device), capture_output=True, text=True,
                               timeout=timeout)
         rc, err = proc.returncode, proc.stderr
@@ -563,6 +598,11 @@ def run(options: Options) -> Result:
             raise UsageError(f"unknown framework(s) {', '.join(sorted(unknown))}; choose from {', '.join(FRAMEWORKS)}")
         fixtures = [f for f in fixtures if f.framework in options.frameworks]
     jobs = options.jobs or min(3, os.cpu_count() or 1)
+    for fw, exe in options.python.items():
+        if fw not in FRAMEWORKS:
+            raise UsageError(f"--python {fw}=...: unknown framework; choose from {', '.join(FRAMEWORKS)}")
+        if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+            raise UsageError(f"--python {fw}={exe}: not an executable file")
     frameworks: dict[str, dict] = {}
     run_notes: list[str] = []
     problems: list[str] = []
@@ -572,7 +612,8 @@ def run(options: Options) -> Result:
         static_seconds = round(time.monotonic() - start, 2)
         runnable = [f for f in fixtures if f.framework in FRAMEWORKS]
         for fw in sorted({f.framework for f in runnable}):
-            why = available(fw)
+            # another interpreter's packages are not visible here: its worker reports an import failure
+            why = None if fw in options.python else available(fw)
             frameworks[fw] = {"status": "missing", "reason": why} if why else {"status": "pending"}
             if why:
                 for f in runnable:
@@ -583,13 +624,15 @@ def run(options: Options) -> Result:
                             f.errors.append(why + " (pass --allow-missing to skip it)")
         runnable = [f for f in runnable if frameworks[f.framework]["status"] != "missing"]
         groups: dict[str, list[Fixture]] = {}
-        for f in runnable:
-            groups.setdefault(GROUP[f.framework], []).append(f)
+        for f in runnable:  # a framework on its own interpreter gets its own worker
+            exe = options.python.get(f.framework)
+            groups.setdefault(GROUP[f.framework] + (f"-{f.framework}-python" if exe else ""), []).append(f)
 
         def go(group: str) -> tuple[str, dict]:
             members = groups[group]
             fws = sorted({f.framework for f in members})
-            return group, run_worker(group, fws, members, options.device, work, options.timeout)
+            return group, run_worker(group, fws, members, options.device, work, options.timeout,
+                                     options.python.get(fws[0]))
 
         with futures.ThreadPoolExecutor(max_workers=max(1, min(jobs, len(groups) or 1))) as pool:
             slowest_first = sorted(groups, key=lambda g: (g != "tensorflow", g))  # TF imports slowest
@@ -598,6 +641,9 @@ def run(options: Options) -> Result:
             for fw, info in out.get("frameworks", {}).items():
                 frameworks[fw] = {"status": "error" if "error" in info else "ran", **info,
                                   "worker_seconds": out["seconds"]}
+                if fw in options.python:  # say which interpreter ran it
+                    frameworks[fw].update(python=out.get("python"), numpy=out.get("numpy"),
+                                          interpreter=options.python[fw])
             for i, f in enumerate(groups[group]):
                 info = out.get("frameworks", {}).get(f.framework)
                 raw = out.get("fixtures", {}).get(str(i))

@@ -37,10 +37,10 @@ def table(result: Result) -> str:
     widths = [max(len(r[i]) for r in body) for i in range(len(COLUMNS))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in body]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    failed = [f for f in result.fixtures if not f.ok and f.skipped is None]
+    failed = [f for f in result.fixtures if f.failed]
     skipped = [f for f in result.fixtures if f.skipped is not None]
     if skipped:
-        lines += ["", "SKIPPED (--allow-missing):"]
+        lines += ["", "SKIPPED (--allow-missing, or a framework version outside the fixture's REQUIRES):"]
         for why in sorted({f.skipped for f in skipped}):
             n = sum(1 for f in skipped if f.skipped == why)
             lines.append(f"  {why}: {n} fixture(s) NOT verified")
@@ -60,6 +60,7 @@ def table(result: Result) -> str:
         lines += ["", "note: " + n]
     cases = sum(len(f.cases) for f in result.fixtures)
     fws = ", ".join(f"{name} {info.get('versions', {}).get(name, '')} on {info.get('device') or info['status']}".strip()
+                    + (f" (python {info.get('python')}: {info['interpreter']})" if info.get("interpreter") else "")
                     for name, info in sorted(result.frameworks.items()))
     lines += ["", f"{len(result.fixtures)} fixtures, {cases} cases: {len(failed)} failed, {len(skipped)} skipped"
                   f" ({result.seconds:g} s; {fws or 'no framework ran'})",
@@ -85,6 +86,8 @@ def fixture_dict(f: Fixture) -> dict:
         "status": f.status,
         "ok": f.ok,
         "skipped": f.skipped,
+        "requires": f.requires,
+        "requires_unmet": f.requires_unmet,
         "mode": f.mode,
         "device": f.device,
         "tolerance": f.tolerance,
@@ -124,7 +127,7 @@ def to_json(result: Result) -> dict:
         "summary": {
             "fixtures": len(result.fixtures),
             "cases": sum(len(f.cases) for f in result.fixtures),
-            "failed": sum(1 for f in result.fixtures if not f.ok and f.skipped is None),
+            "failed": sum(1 for f in result.fixtures if f.failed),
             "skipped": sum(1 for f in result.fixtures if f.skipped is not None),
         },
         "fixtures": [fixture_dict(f) for f in result.fixtures],
