@@ -158,6 +158,7 @@ WHERE = "torch.where(x != 0, torch.log(x), 0.0)"
     (f"return {WHERE}.sum().item()", False),
     (f"return {WHERE}", True),
     (f"with torch.enable_grad():\n    return {WHERE}", True),
+    (f"with torch.no_grad():\n    with torch.enable_grad():\n        return {WHERE}", True),
     (f"with torch.no_grad():\n    def g(x):\n        return {WHERE}\nreturn g", True),  # runs later
 ])
 def test_single_where_not_differentiated_in_torch(source, flagged):

@@ -281,6 +281,9 @@ ASSERTION_PREFIXES = ("numpy.testing.assert_", "chex.assert_", "torch.testing.as
 NO_GRAD_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
                               "torch.autograd.inference_mode", "torch.autograd.grad_mode.no_grad",
                               "torch.autograd.grad_mode.inference_mode"})
+GRAD_CONTEXTS = frozenset({"torch.enable_grad", "torch.set_grad_enabled", "torch.autograd.enable_grad",
+                           "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.enable_grad",
+                           "torch.autograd.grad_mode.set_grad_enabled"})  # may turn gradients back on
 PALLAS_CALL = "jax.experimental.pallas.pallas_call"
 TO_PYTHON_BUILTINS = frozenset({"float", "int", "bool", "print", "str", "repr"})
 TO_PYTHON_METHODS = frozenset({"item", "tolist", "numpy"})
@@ -318,8 +321,11 @@ def _under_no_grad(ctx: FileContext, node: cst.CSTNode) -> bool:
     while n is not None:
         if isinstance(n, cst.With):
             scope = _scope_at(ctx, n)
-            if any(isinstance(item.item, cst.Call) and ctx.index.qualname(item.item.func, scope) in NO_GRAD_CONTEXTS
-                   for item in n.items):
+            contexts = {ctx.index.qualname(item.item.func, scope) for item in n.items
+                        if isinstance(item.item, cst.Call)}
+            if contexts & GRAD_CONTEXTS:
+                return False
+            if contexts & NO_GRAD_CONTEXTS:
                 return True
         if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):  # a with block does not reach a def in it
             if isinstance(n, cst.FunctionDef):
@@ -399,7 +405,7 @@ def _test_case(ctx: FileContext, cls: Scope | None, depth: int = 3) -> bool:
         return False
     for base in cls.node.bases:
         qual = ctx.index.qualname(base.value, cls.parent)
-        if qual is not None and qual.rsplit(".", 1)[-1] == "TestCase":
+        if qual is not None and qual.rsplit(".", 1)[-1].endswith("TestCase"):  # also jtu.JaxTestCase
             return True
         if isinstance(base.value, cst.Name):  # a test base class of this module
             found = ctx.index.lookup(base.value.value, cls.parent)
