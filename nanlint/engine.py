@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import libcst as cst
 
@@ -57,6 +58,7 @@ class FileResult:
     fixed_codes: dict[str, int] = field(default_factory=dict)  # code -> fixes applied
     fixed_source: bytes | None = None  # new content when fixes changed it
     error: str | None = None  # a one-line error (the file could not be read or fixed)
+    skipped: bool = False  # no enabled rule's triggers are in the file: it was not parsed with libcst
 
 
 MAX_DEPTH = 1000  # expression nesting nanlint analyses (CPython itself stops near 3000)
@@ -68,35 +70,59 @@ class NestingTooDeep(Exception):
     """The source is nested too deeply to analyse; reported as NAN001."""
 
 
-def parse(source: bytes | str) -> cst.Module:
-    """The libcst tree of ``source``, after CPython's own parser accepted it.
+class Checked(NamedTuple):
+    """What :func:`precheck` learnt of a source."""
+
+    tree: ast.Module | None  # CPython's tree; None when CPython rejected the source
+    rejected: SyntaxError | None  # why (it may be syntax newer than this interpreter)
+    text: str  # the decoded source
+
+
+def precheck(source: bytes | str) -> Checked:
+    """Decode ``source`` and parse it with CPython's parser.
 
     CPython's parser goes first: it is cheap, it fails safely where libcst's native
     parser would overflow the C stack (brackets nested thousands deep kill the
     process) or take minutes (chains nested thousands deep), and it rejects what
     libcst accepts but no Python 3 runs (``except E, e:``).  Syntax newer than the
-    running interpreter (PEP 695 ``type``/generics, PEP 701 f-strings) is still
-    accepted when libcst parses it."""
-    from nanlint.walk import parse as fast_parse  # the same tree, ~25% faster
-
+    running interpreter (PEP 695 ``type``/generics, PEP 701 f-strings) is rejected
+    here and still accepted by :func:`parse` when libcst parses it.  Raises
+    SyntaxError, UnicodeDecodeError (CPython lets undecodable bytes in comments
+    through; Python refuses to run them) or NestingTooDeep when the file cannot be
+    analysed at all."""
     import warnings
 
-    rejected: SyntaxError | None = None
+    if isinstance(source, str):
+        text = source
+    else:
+        import io
+        import tokenize
+
+        text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
     try:
         with warnings.catch_warnings():  # "invalid escape sequence" and the like: not ours to print
             warnings.simplefilter("ignore")
             tree = compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
+        return Checked(tree, None, text)
     except SyntaxError as err:
         if "too many nested" in (err.msg or "") or _bracket_depth(source) > _MAX_BRACKETS:
             raise
-        rejected = err
+        return Checked(None, err, text)
     except (RecursionError, MemoryError):
         raise NestingTooDeep("expressions nested too deeply for the Python parser") from None
     except ValueError as err:  # "source code string cannot contain null bytes"
         raise SyntaxError(str(err)) from None
-    else:
+
+
+def parse(source: bytes | str, checked: Checked | None = None) -> cst.Module:
+    """The libcst tree of ``source``, after CPython's own parser accepted it
+    (:func:`precheck`, or its result ``checked``) and its nesting is within
+    what libcst can take."""
+    from nanlint.walk import parse as fast_parse  # the same tree, ~25% faster
+
+    tree, rejected, _ = checked if checked is not None else precheck(source)
+    if tree is not None:
         depth = _ast_depth(tree, MAX_DEPTH)
-        del tree
         if depth > MAX_DEPTH:
             raise NestingTooDeep(f"expressions nested more than {MAX_DEPTH} deep")
     module = fast_parse(source)
@@ -108,7 +134,6 @@ def parse(source: bytes | str) -> cst.Module:
 def _ast_depth(tree, limit: int) -> int:
     """The nesting depth of a CPython AST, counting a chain ``a and b and c`` as libcst
     nests it (one level per operator); stops counting past ``limit``."""
-    import ast
 
     deepest = 0
     stack = [(tree, 1)]
@@ -247,6 +272,23 @@ class Linter:
         self.rules = list(rules)
         self.settings = settings or {}
         self.check_parse = any(r.code == PARSE_ERROR[0] for r in self.rules)
+        self._site_rules = [r for r in self.rules if r.code != PARSE_ERROR[0]]
+        # every op and site key some rule's triggers name; None: a rule may report anywhere
+        self._wanted = None if any(r.triggers is None for r in self._site_rules) else \
+            frozenset(k for r in self._site_rules for group in r.triggers for k in group)  # type: ignore[union-attr]
+
+    def cannot_report(self, checked: Checked) -> bool:
+        """True when no enabled rule can report in a source (whose :func:`precheck` is
+        ``checked``): it lacks some group of every rule's triggers (:mod:`nanlint.sites`),
+        so it need not be parsed with libcst."""
+        from nanlint import sites
+
+        if checked.tree is None or self._wanted is None:
+            return False
+        return not self._may_report(sites.scan(checked.tree, checked.text, self._wanted, self._may_report))
+
+    def _may_report(self, present: frozenset[str]) -> bool:
+        return any(rule.can_report(present) for rule in self._site_rules)
 
     # --- one pass ---------------------------------------------------------------
     def run_rules(self, module: cst.Module, text: str, path: str) -> tuple[FileContext, list[RawFinding]]:
@@ -313,7 +355,9 @@ class Linter:
         return finding
 
     # --- public -----------------------------------------------------------------
-    def lint_source(self, source: bytes, path: str) -> FileResult:
+    def lint_source(self, source: bytes, path: str, site_filter: bool = True) -> FileResult:
+        """The findings of one file.  ``site_filter``: skip the libcst parse of a file
+        where no rule can report (:meth:`cannot_report`); off only to test that."""
         if path.endswith(".ipynb"):
             from nanlint import notebook
             try:
@@ -322,7 +366,11 @@ class Linter:
                 return FileResult(path, error=f"{path}: cannot read notebook ({_one_line(exc)})")
         result = FileResult(path)
         try:
-            module = parse(source)
+            checked = precheck(source)
+            if site_filter and self.cannot_report(checked):
+                result.skipped = True
+                return result
+            module = parse(source, checked)
         except Exception as exc:  # noqa: BLE001 - any parser failure is a finding
             exc._source = source  # type: ignore[attr-defined]
             directive = noqa_mod.file_directive(source)
@@ -355,7 +403,7 @@ class Linter:
         message, pos = parse_error_message(exc if isinstance(exc, NestingTooDeep) else RecursionError())
         return [Finding(*PARSE_ERROR, message, path, pos, pos)]
 
-    def fix_source(self, source: bytes, path: str, unsafe: bool) -> FileResult:
+    def fix_source(self, source: bytes, path: str, unsafe: bool, site_filter: bool = True) -> FileResult:
         """Apply fixes pass after pass until none applies; every pass must re-parse."""
         if path.endswith(".ipynb"):
             from nanlint import notebook
@@ -364,9 +412,12 @@ class Linter:
             except Exception as exc:  # noqa: BLE001 - nothing is written
                 return FileResult(path, error=f"{path}: cannot read notebook ({_one_line(exc)}); left unchanged")
         try:
-            module = parse(source)
+            checked = precheck(source)
+            if site_filter and self.cannot_report(checked):
+                return FileResult(path, skipped=True)
+            module = parse(source, checked)
         except Exception:  # noqa: BLE001
-            return self.lint_source(source, path)
+            return self.lint_source(source, path, site_filter)
         try:
             return self._fix_module(module, source, path, unsafe)
         except Exception as exc:  # noqa: BLE001 - RecursionError included: nothing is written

@@ -30,6 +30,12 @@ class Rule:
     # strings (all must be satisfied when ``needs_all`` is set); empty: always run.
     needs: ClassVar[tuple[str, ...]] = ()
     needs_all: ClassVar[bool] = False
+    # Sites: the rule can report only in a file that, for each group, contains one of
+    # its canonical ops (a name resolving to it, or a tensor method) or site keys
+    # (``nanlint.sites.POW_HALF``); other files are not parsed with libcst.  None: the
+    # rule may report in any file.  Every way ``check`` starts (``ctx.calls(...)``, the
+    # binops it reads, what ``op_of`` must find) must be in a group, or a finding is lost.
+    triggers: ClassVar[tuple[frozenset[str], ...] | None] = None
 
     def check(self, ctx: FileContext) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -39,6 +45,10 @@ class Rule:
             return True
         hits = (needle in text for needle in self.needs)
         return all(hits) if self.needs_all else any(hits)
+
+    def can_report(self, present: frozenset[str]) -> bool:
+        """Whether a file that contains (only) ``present`` can have a finding of this rule."""
+        return self.triggers is None or all(not group.isdisjoint(present) for group in self.triggers)
 
     def __repr__(self) -> str:
         return f"<{self.code} {self.name}>"

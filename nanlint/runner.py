@@ -44,6 +44,7 @@ from nanlint.engine import Edit, FileResult, Finding, Linter
 from nanlint.writer import read, write_atomic
 
 LINT, CHECK, SKIP = "lint", "check-parse", "skip"
+FULL = "full"  # lint without any prefilter (``--no-prefilter``: for testing the prefilters)
 # Worker processes pay off from a few files and ~1,500 lines of work (their start
 # costs ~20 ms each with fork; a 1,000-line file takes ~0.2 s to parse and lint).
 MIN_PARALLEL = 2
@@ -105,16 +106,17 @@ def process_source(path: Path, source: bytes, linter: Linter, fix: bool, unsafe:
     """Lint or fix one file whose bytes are ``source``; ``verdict`` is the prefilter's."""
     name = str(path)
     if verdict == SKIP or (verdict == CHECK and _compiles(source)):
-        return FileResult(name)
+        return FileResult(name, skipped=True)
+    sites = verdict != FULL
     if fix:
-        result = linter.fix_source(source, name, unsafe)
+        result = linter.fix_source(source, name, unsafe, sites)
         if write and result.fixed_source is not None:
             error = write_atomic(path, result.fixed_source, source)
             if error is not None:
-                result = linter.lint_source(source, name)
+                result = linter.lint_source(source, name, sites)
                 result.error = error
     else:
-        result = linter.lint_source(source, name)
+        result = linter.lint_source(source, name, sites)
     return result
 
 
@@ -224,7 +226,7 @@ def run(files: Sequence[Path], linter_for: Callable[[Path], Linter], fix: bool, 
                 stats.cached += 1
                 results[i] = (hit, source)
                 continue
-        verdict = LINT
+        verdict = LINT if prefilter else FULL
         if prefilter:
             pf = prefilters.get(id(linter))
             if pf is None:
@@ -254,7 +256,7 @@ def run(files: Sequence[Path], linter_for: Callable[[Path], Linter], fix: bool, 
     for k, i in enumerate(index):
         path, source, linter, verdict = work[k]
         result = done[k]
-        if verdict == LINT or result.findings:
+        if not result.skipped:
             stats.parsed += 1
         else:
             stats.prefiltered += 1
