@@ -37,6 +37,29 @@ EXTRA = {  # hand-made cases at the prefilter's edges
     "nul.py": "import torch\nx = 1\x00\n",                                             # NUL byte: not parseable
     "in_string.py": "import torch\nDOC = 'torch.log(torch.softmax(x, 1))'\n",          # tokens only in a string
     "torch_hit.py": "import torch\n\ndef f(z):\n    return torch.log(torch.softmax(z, dim=1))\n",
+    # the site filter (nanlint/sites.py) at its edges: each of these has a finding
+    "alias_module.py": "import tensorflow as tf\ntfm = tf.math\nnn = tf.nn\n\ndef f(z):\n"
+                       "    return tfm.log(nn.softmax(z, axis=-1))\n",
+    "alias_two_levels.py": "import jax.numpy as jnp\nimport jax\nmath = jnp\nln = math.log\n\n"
+                           "def f(z):\n    return ln(jax.nn.softmax(z, axis=-1))\n",
+    "split_chain.py": "import torch\n\ndef f(z):\n    return (torch  # the module\n            .log(torch\n"
+                      "                 . softmax(z, dim=1)))\n",
+    "import_in_function.py": "def f(z):\n    if z is not None:\n        from torch.nn.functional import softmax as s\n"
+                             "        import torch as t\n        return t.log(s(z, dim=1))\n",
+    "methods_only.py": "import torch\n\ndef f(z):\n    return z.softmax(-1).log()\n",
+    "after_docstring.py": 'import torch\n\ndef f(z):\n    """torch.log(torch.softmax(z)) is bad."""; '
+                          'return torch.log(torch.softmax(z, dim=1))\n',
+    "pow_half.py": "import torch\n\ndef d(a, b):\n    return (((a - b) ** 2).sum(-1)) ** (.5)\n",
+    "pow_call.py": "import torch\n\ndef d(a, b):\n    return torch.pow(torch.sum((a - b) ** 2, -1), 5e-1)\n",
+    "divide_op.py": "import tensorflow as tf\n\ndef f(x, m):\n    return tf.math.divide(tf.reduce_sum(x * m), "
+                    "tf.reduce_sum(m))\n",
+    "latin1_cookie.py": "# -*- coding: latin-1 -*-\n# caf\u00e9\nimport torch\nF = torch.nn.functional\n\n"
+                        "def f(z):\n    return torch.log(F.softmax(z, dim=1))\n",
+    "comment_bars.py": "import torch\n\nF = (torch  " + "#" * 64 + "\n     .nn.functional)\n\n"
+                       "def f(z):\n    return torch.log(F.softmax(z, dim=1))  " + "# -" * 64 + "\n",
+    # and files it skips: framework code where no rule can start
+    "builtin_sum.py": "import torch\n\ndef f(xs):\n    return sum(xs) / len(xs)\n",
+    "doc_only.py": 'import torch\n\ndef f(z):\n    """Like torch.log(torch.softmax(z, 1))."""\n    return z\n',
 }
 
 
@@ -55,6 +78,11 @@ def _corpus(tmp_path: Path) -> list[Path]:
         p = tmp_path / "extra" / name
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(text.encode())
+        files.append(p)
+    for fixture in sorted((Path(__file__).resolve().parent.parent / "fixtures").glob("NAN*/*.py")):
+        p = tmp_path / "fixtures" / fixture.parent.name / fixture.name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(fixture, p)
         files.append(p)
     for i, block in enumerate(b for page in catalogue.pages().values() for b in page.blocks()):
         p = tmp_path / "pages" / f"{i:03d}_{block.kind}_{block.label or 'x'}.py"
@@ -94,6 +122,29 @@ def test_prefilter_never_hides_a_finding(corpus, selection):
         assert stats.prefiltered >= 5
         parse_errors = {Path(f[0]).name for f in _findings(plain) if f[3] == "NAN001"}
         assert {"py2_tf.py", "py2_plain.py", "nul.py"} <= parse_errors
+        flagged = {Path(f[0]).name for f in _findings(plain)}
+        edges = {"alias_module.py", "alias_two_levels.py", "split_chain.py", "import_in_function.py",
+                 "methods_only.py", "after_docstring.py", "comment_bars.py", "pow_half.py", "pow_call.py", "divide_op.py",
+                 "latin1_cookie.py"}
+        assert edges <= flagged, edges - flagged  # each edge case is a real finding the filter must keep
+
+
+def test_site_filter_decisions():
+    """Files no rule can start in are not parsed with libcst; the rest are."""
+    linter = Linter([r for r in all_rules() if r.default], {})
+
+    def skipped(source: str) -> bool:
+        return linter.lint_source(source.encode(), "a.py").skipped
+
+    assert skipped(EXTRA["builtin_sum.py"]) and skipped(EXTRA["doc_only.py"])
+    assert skipped("import torch\nmodel = torch.nn.Linear(2, 2)\nloss = model(x).sum()\n")
+    assert not skipped(EXTRA["torch_hit.py"]) and not skipped(EXTRA["methods_only.py"])
+    broken = linter.lint_source(b"import torch\nprint 'x', torch.log(p)\n", "a.py")
+    assert not broken.skipped and [f.code for f in broken.findings] == ["NAN001"]
+    # a rule that may report anywhere (NAN002 unused-noqa declares no triggers) turns the filter off
+    with_noqa = Linter([r for r in all_rules() if r.default or r.code == "NAN002"], {})
+    assert not with_noqa.lint_source(b"import torch\nmodel = torch.nn.Linear(2, 2)\n", "a.py").skipped
+    assert {r.code for r in all_rules() if r.triggers is None} == {"NAN001", "NAN002"}
 
 
 def test_prefilter_decisions():

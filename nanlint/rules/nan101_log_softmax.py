@@ -39,6 +39,7 @@ class LogSoftmax(Rule):
     summary = "log of a softmax: use the fused log_softmax"
     fix = fixes.SAFE
     needs = ("softmax",)
+    triggers = (frozenset({o.LOG}), frozenset({o.SOFTMAX}))
 
     def check(self, ctx: FileContext) -> None:
         for log in ctx.calls(o.LOG):

@@ -16,6 +16,7 @@ class LogSigmoid(Rule):
     summary = "log of a sigmoid (or of 1 - sigmoid): use log_sigmoid"
     fix = fixes.SAFE
     needs = ("sigmoid", "expit")
+    triggers = (frozenset({o.LOG}), frozenset({o.SIGMOID}))
 
     def check(self, ctx: FileContext) -> None:
         for log in ctx.calls(o.LOG):

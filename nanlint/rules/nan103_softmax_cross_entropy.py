@@ -100,6 +100,7 @@ class SoftmaxCrossEntropy(Rule):
     fix = fixes.UNSAFE
     supersedes = ("NAN101",)
     needs = ("softmax",)
+    triggers = (frozenset({o.SUM, o.MEAN}), frozenset({o.LOG}), frozenset({o.SOFTMAX}))
 
     def check(self, ctx: FileContext) -> None:
         for reduction in ctx.calls(*REDUCTIONS):

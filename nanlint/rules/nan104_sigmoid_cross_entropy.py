@@ -31,6 +31,7 @@ class SigmoidCrossEntropy(Rule):
     fix = fixes.UNSAFE
     supersedes = ("NAN102",)
     needs = ("sigmoid", "expit")
+    triggers = (frozenset({o.LOG, o.BINARY_CROSS_ENTROPY, o.BCE_LOSS}), frozenset({o.SIGMOID}))
 
     def check(self, ctx: FileContext) -> None:
         for node, scope in ctx.index.binops:

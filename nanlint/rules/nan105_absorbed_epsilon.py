@@ -27,6 +27,7 @@ class AbsorbedEpsilon(Rule):
     summary = "an epsilon below float32 resolution next to 1 (1e-10 + 1 - p, 1 - 1e-10) guards nothing"
     fix = fixes.DISPLAY_ONLY
     needs = ("log", "clip", "clamp")
+    triggers = (frozenset({o.LOG, o.CLIP}),)
 
     def check(self, ctx: FileContext) -> None:
         if not ctx.uses_framework():

@@ -86,6 +86,7 @@ class LogSumExp(Rule):
     summary = "log(1 + exp(x)), log(sum(exp(x))), log(exp(a) + exp(b)): use softplus/logsumexp/logaddexp"
     fix = fixes.SAFE
     needs = ("exp",)
+    triggers = (frozenset({o.LOG, o.LOG1P}), frozenset({o.EXP}))
 
     def check(self, ctx: FileContext) -> None:
         for log in ctx.calls(o.LOG, o.LOG1P):

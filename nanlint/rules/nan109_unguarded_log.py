@@ -22,6 +22,7 @@ class UnguardedLog(Rule):
     fix = fixes.DISPLAY_ONLY
     default = False
     needs = ("log",)
+    triggers = (frozenset({o.LOG}),)
 
     def check(self, ctx: FileContext) -> None:
         for log in ctx.calls(o.LOG):

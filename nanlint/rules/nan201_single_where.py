@@ -229,6 +229,7 @@ class SingleWhere(Rule):
     summary = "where(c, f(x), ...) with f singular where c is false: NaN gradient; use a double where"
     fix = fixes.SAFE
     needs = ("where", "switch", "masked_fill")
+    triggers = (frozenset({o.WHERE, o.MASKED_FILL}),)
 
     def check(self, ctx: FileContext) -> None:
         for call in ctx.calls(o.WHERE, o.MASKED_FILL):

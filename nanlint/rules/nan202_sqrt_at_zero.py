@@ -19,6 +19,7 @@ from nanlint.rules._gradient_traps import (
     sum_of_squares,
 )
 from nanlint.rules._gradient_traps import follow
+from nanlint.sites import POW_HALF
 
 
 class SqrtAtZero(Rule):
@@ -27,6 +28,7 @@ class SqrtAtZero(Rule):
     summary = "sqrt of a sum of squares (a distance) or norm of a difference: inf/NaN gradient at 0"
     fix = fixes.UNSAFE
     needs = ("sqrt", "norm", "**", "pow", "power")
+    triggers = (frozenset({o.SQRT, o.NORM, POW_HALF}),)
 
     def check(self, ctx: FileContext) -> None:
         seen: set[int] = set()

@@ -26,6 +26,7 @@ from nanlint.rules._gradient_traps import (
     sqrt_plus_eps,
     sum_of_squares,
 )
+from nanlint.sites import POW_HALF, SLASH
 from nanlint.values import is_literal
 
 
@@ -96,6 +97,7 @@ class NormalizeByNorm(Rule):
     fix = fixes.UNSAFE
     supersedes = ("NAN202",)
     needs = ("norm", "sqrt", "**", "pow")
+    triggers = (frozenset({o.NORM, o.SQRT, POW_HALF}), frozenset({o.DIVIDE, SLASH}))
 
     def check(self, ctx: FileContext) -> None:
         for node, scope, num, den in divisions(ctx):

@@ -67,6 +67,7 @@ class AcosDomain(Rule):
     summary = "acos/asin of a dot product or cosine: rounding exceeds 1 (NaN), gradient inf at 1; clip"
     fix = fixes.UNSAFE
     needs = ("acos", "asin", "arccos", "arcsin")
+    triggers = (frozenset({o.ACOS, o.ASIN}),)
 
     def check(self, ctx: FileContext) -> None:
         for call in ctx.calls(o.ACOS, o.ASIN):

@@ -30,6 +30,7 @@ class NanMasking(Rule):
     summary = "masking NaN/Inf after the fact (where(is_finite(t), t, c), nan_to_num): the gradient stays NaN"
     fix = fixes.DISPLAY_ONLY
     needs = ("nan", "finite")
+    triggers = (frozenset({o.WHERE, o.MASKED_FILL, o.NAN_TO_NUM}),)
 
     def check(self, ctx: FileContext) -> None:
         for call in ctx.calls(o.WHERE, o.MASKED_FILL, o.NAN_TO_NUM):

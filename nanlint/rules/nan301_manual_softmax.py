@@ -9,6 +9,7 @@ from nanlint import ops as o
 from nanlint.context import FileContext, OpCall, Resolved
 from nanlint.rule import Rule
 from nanlint.rules._shapes import Division, divisions, int_literal, is_true, same
+from nanlint.sites import SLASH
 from nanlint.values import number
 
 
@@ -73,6 +74,7 @@ class ManualSoftmax(Rule):
     summary = "exp(x) / sum(exp(x)) overflows: use softmax"
     fix = fixes.SAFE
     needs = ("exp",)
+    triggers = (frozenset({o.EXP}), frozenset({o.SUM}), frozenset({o.DIVIDE, SLASH}))
 
     def check(self, ctx: FileContext) -> None:
         for div in divisions(ctx):

@@ -8,6 +8,7 @@ from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall, Resolved, origin_note
 from nanlint.rule import Rule
+from nanlint.sites import POW_HALF
 from nanlint.values import number
 
 
@@ -25,6 +26,7 @@ class SqrtOfExp(Rule):
     summary = "sqrt(exp(v)) overflows at v > ~88.7: use exp(0.5 * v)"
     fix = fixes.SAFE
     needs = ("exp",)
+    triggers = (frozenset({o.EXP}), frozenset({o.SQRT, POW_HALF}))
 
     def check(self, ctx: FileContext) -> None:
         sites: list[tuple[cst.BaseExpression, cst.BaseExpression, object]] = []

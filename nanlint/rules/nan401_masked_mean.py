@@ -9,6 +9,7 @@ from nanlint import ops as o
 from nanlint.context import FileContext
 from nanlint.rule import Rule
 from nanlint.rules._shapes import Division, code, divisions, same
+from nanlint.sites import SLASH
 
 
 def _factors(ctx: FileContext, expr: cst.BaseExpression, scope) -> tuple[cst.BaseExpression, ...]:
@@ -37,6 +38,7 @@ class MaskedMean(Rule):
     summary = "sum(x * mask) / sum(mask) is NaN for an empty mask: guard the division"
     fix = fixes.UNSAFE
     needs = ("sum",)
+    triggers = (frozenset({o.SUM}), frozenset({o.DIVIDE, SLASH}))
 
     def check(self, ctx: FileContext) -> None:
         for div in divisions(ctx):

@@ -8,7 +8,7 @@ from nanlint import fixes
 from nanlint.context import FileContext
 from nanlint.project_versions import targets_below
 from nanlint.rule import Rule
-from nanlint.rules._optimizers import keras_optimizers
+from nanlint.rules._optimizers import OPTIMIZER_OPS, keras_optimizers
 from nanlint.rules._shapes import keyword_arg
 
 
@@ -19,6 +19,7 @@ class OptimizerLrKwarg(Rule):
     fix = fixes.SAFE
     frameworks = ("tensorflow", "keras")
     needs = ("lr",)
+    triggers = (frozenset(OPTIMIZER_OPS),)
 
     def check(self, ctx: FileContext) -> None:
         for call in keras_optimizers(ctx):

@@ -24,6 +24,7 @@ class ClipnormCustomLoop(Rule):
     fix = fixes.DISPLAY_ONLY
     frameworks = ("tensorflow",)
     needs = ("clipnorm", "clipvalue")
+    triggers = (frozenset(OPTIMIZER_OPS),)
 
     def check(self, ctx: FileContext) -> None:
         if not targets_below(ctx.settings, "tensorflow", "2.4"):

@@ -28,6 +28,7 @@ class OneSidedGradientClip(Rule):
     summary = "clipping gradients to [0, c] zeroes every negative gradient: clip to [-c, c]"
     fix = fixes.DISPLAY_ONLY
     needs = ("clip", "clamp")
+    triggers = (frozenset({o.CLIP}),)
 
     def check(self, ctx: FileContext) -> None:
         self._lambdas: dict[int, cst.Call] | None = None

@@ -30,6 +30,7 @@ class Fp16AdamEpsilon(Rule):
     summary = "Adam's default epsilon underflows in float16: use epsilon=1e-4"
     fix = fixes.UNSAFE
     needs = ("float16", "half")
+    triggers = (frozenset({o.ADAM_OPTIMIZER}),)
 
     def check(self, ctx: FileContext) -> None:
         evidence = _Evidence(ctx)

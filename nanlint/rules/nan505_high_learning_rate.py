@@ -17,6 +17,7 @@ class HighLearningRate(Rule):
     summary = "Adam-family learning rate >= 0.1 (opt-in)"
     fix = fixes.DISPLAY_ONLY
     default = False
+    triggers = (frozenset({o.ADAM_OPTIMIZER}),)
 
     def check(self, ctx: FileContext) -> None:
         for call in ctx.calls(o.ADAM_OPTIMIZER):
