@@ -158,8 +158,6 @@ def machine() -> dict:
             return "?"
 
     peer = PEER_VENV / "bin"
-    import libcst  # noqa: F401 - its version
-
     from importlib.metadata import version as dist_version
 
     return {

@@ -3,7 +3,7 @@ import only when none can spell the target, and reach a fixpoint."""
 
 import pytest
 
-from conftest import fix, lint
+from conftest import fix
 
 
 @pytest.mark.parametrize("before,after", [

@@ -3,7 +3,7 @@ and names are followed to their single unconditional assignment."""
 
 import pytest
 
-from conftest import codes, fix, lint
+from conftest import codes, lint
 
 
 @pytest.mark.parametrize("src", [
