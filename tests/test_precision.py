@@ -86,7 +86,7 @@ def in_function(header: str, body: str) -> str:
     (f"assert {DISTANCE} < 1.0", False),
     (f"print(float({DISTANCE}))", False),
     (f"d = {DISTANCE}\nnp.testing.assert_allclose(d, 1.0, err_msg=f'{{d}}')", False),
-    (f"d = {DISTANCE}\nif d < 1e-3:\n    return a", False),  # JAX: a Python bool of a value
+    (f"d = {DISTANCE}\nif d < 1e-3:\n    return a", False),  # a Python bool of a value
     (f"d = jax.lax.stop_gradient({DISTANCE})\nreturn d", False),
     # near misses: one use that is differentiated is enough
     (f"d = {DISTANCE}\nnp.testing.assert_allclose(d, 1.0)\nreturn d", True),
@@ -134,17 +134,20 @@ def test_norm_in_a_test_assertion_method(base, call, flagged):
     assert (codes(source, select=["NAN202"]) == ["NAN202"]) is flagged
 
 
-def test_python_if_on_a_torch_value_is_still_flagged():
-    # only JAX is exempt: the brief keeps torch/TF Python tests of a tensor as uses
+@pytest.mark.parametrize("tail,flagged", [
+    ("", False),  # measured: at a == b the gradient of the returned loss is finite (2, 2, 2)
+    ("\n        return (a * d).sum()", True),  # d reaches the loss too
+])
+def test_python_if_on_a_torch_value(tail, flagged):
+    # a Python bool carries no gradient in torch or TF either
     source = """
     import torch
 
     def f(a, b):
         d = torch.sqrt(torch.sum((a - b) ** 2))
         if d < 1e-3:
-            return a
-    """
-    assert codes(source, select=["NAN202"]) == ["NAN202"]
+            return (a * 2).sum()""" + tail + "\n"
+    assert (codes(source, select=["NAN202"]) == ["NAN202"]) is flagged
 
 
 WHERE = "torch.where(x != 0, torch.log(x), 0.0)"
