@@ -236,6 +236,16 @@ def _split(value: str | None) -> list[str]:
 
 
 def _unified_diff(path: str, before: bytes, after: bytes) -> str:
+    if path.endswith(".ipynb"):
+        from nanlint import notebook
+
+        try:
+            cells = notebook.diff(path, before, after)  # per cell, as the sources read
+        except (notebook.NotebookError, ValueError, KeyError, TypeError):
+            cells = ""
+        if cells:
+            return cells
+        # not readable as cells, or no cell source changed: the raw diff still shows the change
     a = before.decode("utf-8", "replace").splitlines(keepends=True)
     b = after.decode("utf-8", "replace").splitlines(keepends=True)
     return "".join(difflib.unified_diff(a, b, fromfile=f"a/{path}", tofile=f"b/{path}"))

@@ -8,6 +8,7 @@ magic (``%%time``, ``%%bash``) is left out whole.  Placeholders never reach the 
 fixed cell gets its magic lines back, and only the cells whose code changed are
 rewritten, in the JSON layout the notebook had (indent, key order, escaping, final
 newline); when that layout cannot be reproduced byte for byte the notebook is left alone.
+``--diff`` shows the change per cell (``diff``), as the cell sources are written.
 """
 
 from __future__ import annotations
@@ -318,3 +319,39 @@ def json_layout(source: bytes):
                 if dump(data) == source:
                     return dump
     raise NotebookError("its JSON layout cannot be reproduced exactly")
+
+
+# --- showing a fix ----------------------------------------------------------------------------
+def code_cells(source: bytes) -> dict[int, str]:
+    """Cell number -> source as written in the file, for every code cell (magic lines and
+    ``%%`` cells included: this is what a person reads, not what is linted)."""
+    nb = load(source)
+    return {Cell(index, "").number: cell_text(raw.get("source", ""))
+            for index, raw in enumerate(nb.data["cells"])
+            if isinstance(raw, dict) and raw.get("cell_type") == "code"}
+
+
+def _lines(text: str) -> list[str]:
+    """Split at ``\\n`` only (a form feed or U+2028 inside a line is not a line break)."""
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
+
+
+def diff(path: str, before: bytes, after: bytes) -> str:
+    """A unified diff of each code cell whose source differs between the two notebook files,
+    headed ``--- PATH:cell N`` / ``+++ PATH:cell N``; nothing for unchanged cells."""
+    old, new = code_cells(before), code_cells(after)
+    out = []
+    for number in sorted(old.keys() | new.keys()):
+        a, b = old.get(number, ""), new.get(number, "")
+        if a == b:
+            continue
+        a_lines, b_lines = _lines(a), _lines(b)
+        # Jupyter stores a cell without its final newline: add it to both sides for display
+        # unless the fix changed exactly that, which then shows as git shows it
+        if not a.endswith("\n") and not b.endswith("\n"):
+            a_lines = [line if line.endswith("\n") else line + "\n" for line in a_lines]
+            b_lines = [line if line.endswith("\n") else line + "\n" for line in b_lines]
+        name = f"{path}:cell {number}"
+        for line in difflib.unified_diff(a_lines, b_lines, fromfile=name, tofile=name):
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of cell\n")
+    return "".join(out)

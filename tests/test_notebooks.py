@@ -179,3 +179,59 @@ def test_ipython_lines_only_where_a_statement_starts():
     assert [len(a) for a in masked.splitlines()] == [len(b) for b in text.splitlines()]  # same lengths
     compile(masked, "cell", "exec")
     assert mask_magics("%%bash\necho hi\n") is None
+
+
+def test_diff_shows_the_changed_cell_source_not_json(run_cli, tmp_path):
+    nb = notebook(code("%matplotlib inline\nimport torch"), code("!nvidia-smi\ny = torch.log(torch.sigmoid(x))\nprint(y)"))
+    p = tmp_path / "d.ipynb"
+    p.write_bytes(jupyter_bytes(nb))
+    before = p.read_bytes()
+    code_, out, err = run_cli("--isolated", "--diff", "d.ipynb")
+    assert code_ == 1, err
+    assert "Would fix 1 finding." in err
+    assert out == ("--- d.ipynb:cell 2\n"
+                   "+++ d.ipynb:cell 2\n"
+                   "@@ -1,3 +1,3 @@\n"
+                   " !nvidia-smi\n"  # as written, not the masked placeholder
+                   "-y = torch.log(torch.sigmoid(x))\n"
+                   "+y = torch.nn.functional.logsigmoid(x)\n"
+                   " print(y)\n")
+    assert '"source"' not in out and "cell 1" not in out  # no JSON; the unchanged cell is not shown
+    assert p.read_bytes() == before
+    run_cli("--isolated", "--fix", "d.ipynb")  # the diff is what --fix writes
+    assert "".join(json.loads(p.read_bytes())["cells"][1]["source"]) == \
+        "!nvidia-smi\ny = torch.nn.functional.logsigmoid(x)\nprint(y)"
+
+
+def test_diff_shows_every_changed_cell_by_its_number(run_cli, tmp_path):
+    nb = notebook(code("import torch\na = torch.log(torch.sigmoid(x))"), MARKDOWN, code("%time f()"),
+                  code("b = torch.log(torch.sigmoid(z))\n"))
+    p = tmp_path / "two.ipynb"
+    p.write_bytes(jupyter_bytes(nb))
+    code_, out, err = run_cli("--isolated", "--diff", "two.ipynb")
+    assert code_ == 1, err
+    assert "Would fix 2 findings." in err
+    headers = [line for line in out.splitlines() if line.startswith(("---", "+++"))]
+    assert headers == ["--- two.ipynb:cell 1", "+++ two.ipynb:cell 1", "--- two.ipynb:cell 4", "+++ two.ipynb:cell 4"]
+    assert "+a = torch.nn.functional.logsigmoid(x)\n" in out
+    assert "+b = torch.nn.functional.logsigmoid(z)\n" in out
+    assert "No newline" not in out  # a cell stored without its final newline reads as a plain line
+
+
+def test_diff_of_a_clean_notebook_is_empty(run_cli, tmp_path):
+    p = tmp_path / "ok.ipynb"
+    p.write_bytes(jupyter_bytes(notebook(code("%matplotlib inline\nimport torch"),
+                                         code("y = torch.nn.functional.logsigmoid(x)"))))
+    code_, out, err = run_cli("--isolated", "--diff", "ok.ipynb")
+    assert code_ == 0, err
+    assert out == ""
+    assert "Would fix 0 findings." in err
+
+
+def test_cell_diff_marks_a_changed_final_newline():
+    from nanlint.notebook import diff
+
+    before = jupyter_bytes(notebook(code("x = 1")))
+    after = jupyter_bytes(notebook(code("x = 2\n")))
+    assert diff("n.ipynb", before, after) == ("--- n.ipynb:cell 1\n+++ n.ipynb:cell 1\n@@ -1 +1 @@\n"
+                                              "-x = 1\n\\ No newline at end of cell\n+x = 2\n")
