@@ -56,10 +56,22 @@ def cpu_report(tmp_path_factory):
     return rc, stdout, json.loads(out.read_text()), on_disk
 
 
+def default_rule(code: str) -> bool:
+    from nanlint.rule import all_rules
+
+    return next(r for r in all_rules() if r.code == code).default
+
+
 def _problems(entry: dict) -> str:
     lines = list(entry["errors"])
     for c in entry["cases"]:
         lines += [f"{c['case']}: {p}" for p in c["problems"]]
+    comb = entry.get("combined") or {}
+    lines += [f"combined fix: {e}" for e in comb.get("errors", [])]
+    for c in comb.get("cases", []):
+        lines += [f"combined fix, {c['case']}: {p}" for p in c["problems"]]
+    if lines and comb.get("diff_vs_rule_alone"):
+        lines.append(comb["diff_vs_rule_alone"])
     return "\n".join(lines)
 
 
@@ -91,6 +103,11 @@ def test_fixture_passes_on_cpu(cpu_report, fixture_id):
     assert all(c["device"].startswith("cpu") for c in entry["cases"]), [c["device"] for c in entry["cases"]]
     if entry["mode"] == "fix":
         assert entry["fix_diff"], "the fixed copy must differ from the fixture"
+    comb = entry["combined"]  # the fix a user gets: all default rules (+ this rule when opt-in)
+    assert comb["ok"] and comb["mode"] in ("same", "fix", "keep"), comb
+    assert comb["selection"] == "default rules" + ("" if default_rule(entry["rule"]) else f" + {entry['rule']}")
+    if not comb["identical"]:
+        assert comb["diff_vs_rule_alone"] and comb["cases"] and all(c["ok"] for c in comb["cases"]), comb
 
 
 def test_run_report_is_consistent(cpu_report):
@@ -409,6 +426,80 @@ def test_bad_fixtures_are_rejected_end_to_end(tmp_path):
     exact = next(c for c in data["NAN101-exact/torch.py"]["cases"] if c["kind"] == "hazard")
     assert exact["criterion"] == "reference" and exact["fixed"].startswith("finite; max err"), exact
     assert "FAILED" in stdout and "proves nothing" in stdout
+
+
+COMBINED_TORCH = '''
+import torch
+import torch.nn.functional as F
+
+CASES = {{
+    "hazard_saturated": {{"logits": [[0.0, 200.0, -200.0]], "labels": [[1.0, 0.0, 0.0]]}},
+    "benign_moderate": {{"logits": [[0.5, -1.0, 2.0]], "labels": [[0.2, 0.0, 0.8]]}},
+}}
+
+
+def loss(z, y):
+    return -(y * torch.log(F.softmax(z, dim=1))).sum()
+
+
+def compute(case, device):
+    z = torch.tensor(case["logits"], requires_grad=True)
+    out = loss(z, torch.tensor(case["labels"]))
+    out.backward()
+    return {{"loss": out{bias}, "grad": z.grad}}
+'''
+
+
+def test_combined_fix_is_proven_and_a_broken_one_fails(tmp_path):
+    """The harness also fixes each fixture with every default rule (as a user runs
+    ``nanlint --fix --unsafe-fixes``). Here NAN101 alone gives ``-(y * F.log_softmax(z))``,
+    while with the default rules NAN103 (which supersedes NAN101 inside it) rewrites the
+    whole loss to ``F.cross_entropy``: a second program, run and judged on its own. The
+    "breaks" fixture shifts its loss when nanlint's fused call is in its own text, so only
+    the combined copy changes benign values, and the harness must fail it."""
+    if core.available("torch"):
+        _missing_or_skip(core.available("torch"))
+
+    def write(rel: str, text: str) -> None:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+
+    write("NAN101-combined-differs/torch.py", COMBINED_TORCH.format(bias=""))
+    write("NAN101-combined-breaks/torch.py", COMBINED_TORCH.format(
+        bias=' + (0.5 if "cross_" + "entropy(" in open(__file__).read() else 0.0)'))
+    write("NAN101-combined-same/torch.py", GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias=""))
+    out = tmp_path / "report.json"
+    rc, stdout, stderr = _harness("--device", "cpu", "--json", str(out), str(tmp_path))
+    assert rc == 1, stdout + stderr
+    full = json.loads(out.read_text())
+    data = {f["id"]: f for f in full["fixtures"]}
+    assert full["summary"]["combined_differs"] == 2 and full["summary"]["combined_failed"] == 1, full["summary"]
+
+    same = data["NAN101-combined-same/torch.py"]
+    assert same["ok"], _problems(same)
+    assert same["combined"]["identical"] is True and same["combined"]["mode"] == "same"
+    assert same["combined"]["selection"] == "default rules" and same["combined"]["cases"] == []  # reused, not rerun
+
+    differs = data["NAN101-combined-differs/torch.py"]
+    assert differs["ok"], _problems(differs)
+    comb = differs["combined"]
+    assert comb["identical"] is False and comb["mode"] == "fix" and comb["ok"], comb
+    assert "F.log_softmax(z, dim=1)" in differs["fix_diff"] and "cross_entropy" not in differs["fix_diff"]
+    assert "+    return F.cross_entropy(" in comb["diff_vs_rule_alone"] and comb["rules_fixed"].get("NAN103"), comb
+    cases = {c["case"]: c for c in comb["cases"]}
+    assert cases["hazard_saturated"]["unfixed"].startswith("NaN") and cases["hazard_saturated"]["fixed"] == "finite"
+    assert cases["benign_moderate"]["ok"] and cases["benign_moderate"]["max_abs_diff"] <= 1e-5, cases
+    assert "combined" not in next(c for c in differs["cases"])["outputs"]  # the rule-alone side stays its own
+
+    breaks = data["NAN101-combined-breaks/torch.py"]
+    assert all(c["ok"] for c in breaks["cases"]), "the rule-alone fix is fine"
+    assert breaks["status"] == "FAIL" and not breaks["ok"] and not breaks["combined"]["ok"]
+    benign = next(c for c in breaks["combined"]["cases"] if c["kind"] == "benign")
+    assert not benign["ok"] and any("changes benign values" in p for p in benign["problems"])
+    assert benign["max_abs_diff"] == pytest.approx(0.5)
+    assert "COMBINED FIX" in stdout and "FAIL  NAN101-combined-breaks/torch.py: fixed by NAN103" in stdout, stdout
+    assert "combined fix (default rules), benign_moderate: the fix changes benign values" in stdout, stdout
+    assert "ok    NAN101-combined-differs/torch.py" in stdout and "NAN101-combined-same" not in stdout.split("COMBINED")[1]
 
 
 def test_linter_never_imports_the_harness_or_a_framework():

@@ -70,6 +70,38 @@ class Case:
 
 
 @dataclass
+class Combined:
+    """The fixture fixed the way a user fixes it: every default rule (plus the fixture's rule
+    when it is opt-in) with ``--fix --unsafe-fixes``, the fixture's config handling kept.
+
+    ``mode``: ``"same"`` — its text equals the rule-alone copy's (or, for a display-only
+    fixture, nothing changed it), so the rule-alone result is its result; ``"fix"`` — it
+    differs and runs under the rule-alone criteria (hazards finite / EXPECT, benign equal);
+    ``"keep"`` — a display-only fixture that other rules' fixes changed while the finding is
+    still reported: the hazard is the user's to fix by hand, so only the benign cases are
+    judged (finite and equal to unfixed: the other fixes broke nothing) and hazard cases are
+    recorded, not judged."""
+
+    selection: str  # e.g. "default rules" / "default rules + NAN109"
+    path: Path | None = None
+    identical: bool | None = None  # text == the rule-alone fixed copy's (None: not made)
+    mode: str = "-"
+    diff: str = ""  # rule-alone fixed text -> combined text
+    rules_fixed: dict[str, int] = field(default_factory=dict)  # code -> fixes nanlint applied
+    still_reported: list[dict] = field(default_factory=list)  # the fixture's rule, on the combined copy
+    errors: list[str] = field(default_factory=list)
+    cases: list[Case] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        if self.errors:
+            return False
+        if self.mode == "same":
+            return True
+        return bool(self.cases) and all(c.ok for c in self.cases)
+
+
+@dataclass
 class Fixture:
     rule: str
     slug: str
@@ -88,6 +120,7 @@ class Fixture:
     cases: list[Case] = field(default_factory=list)
     findings_before: list[dict] = field(default_factory=list)
     findings_after: list[dict] = field(default_factory=list)
+    combined: Combined | None = None  # the all-default-rules fix (see Combined)
 
     @property
     def id(self) -> str:
@@ -101,13 +134,16 @@ class Fixture:
 
     @property
     def ok(self) -> bool:
-        return self.skipped is None and not self.errors and bool(self.cases) and all(c.ok for c in self.cases)
+        return (self.skipped is None and not self.errors and bool(self.cases) and all(c.ok for c in self.cases)
+                and (self.combined is None or self.combined.ok))
 
     @property
     def failed(self) -> bool:
         """Not ok, and not excused by a skip: a skipped fixture still fails on an error of its
-        own (nanlint no longer reporting it, a fixture that does not import)."""
-        return not self.ok and (self.skipped is None or bool(self.errors))
+        own (nanlint no longer reporting it, a fixture that does not import, a combined fix
+        that does not parse)."""
+        return not self.ok and (self.skipped is None or bool(self.errors)
+                                or bool(self.combined and self.combined.errors))
 
     @property
     def status(self) -> str:
@@ -257,6 +293,16 @@ def known_rules() -> tuple[dict[str, str | None] | None, str]:
         return None, f"nanlint's rule registry failed to load: {exc!r}"
 
 
+def opt_in_rules() -> set[str]:
+    """The codes of the rules that are not enabled by default (``Rule.default`` False)."""
+    try:
+        from nanlint.rule import all_rules
+
+        return {r.code for r in all_rules() if not r.default}
+    except Exception:  # noqa: BLE001 - reported by known_rules
+        return set()
+
+
 def _where(f: dict) -> str:
     return f"line {f['location']['row']}: {f['message']}"
 
@@ -265,7 +311,10 @@ def static_phase(fixtures: list[Fixture], work: Path, jobs: int) -> list[str]:
     """Per rule code (in parallel): fix copies with nanlint, lint the fixed copies.
     Each nanlint call selects only that code, so a rule that supersedes it (a
     fused-loss rule over log-softmax) cannot hide its findings; fixtures with a
-    project config (PROJECT_CONFIG) get their own calls. Returns run-level notes."""
+    project config (PROJECT_CONFIG) get their own calls. In the same pool, a second copy
+    of every fixture is fixed the way a user fixes it (all default rules, plus the
+    fixture's rule when it is opt-in: see Combined) and compared with the first.
+    Returns run-level notes."""
     notes: list[str] = []
     rules, problem = known_rules()
     if problem:
@@ -275,24 +324,122 @@ def static_phase(fixtures: list[Fixture], work: Path, jobs: int) -> list[str]:
         if rules is not None and f.rule not in rules:
             f.errors.append(f"rule {f.rule} does not exist in this nanlint (yet): nothing can fix this fixture")
     live = [f for f in live if not f.errors]
+    opt_in = opt_in_rules()
     for i, f in enumerate(live):
         copy = work / "fixed" / f"{i:03d}" / f"{f.rule}-{f.slug}" / f.path.name
         copy.parent.mkdir(parents=True)
         shutil.copy2(f.path, copy)
         f.fixed_path = copy
+        both = work / "combined" / f"{i:03d}" / f"{f.rule}-{f.slug}" / f.path.name
+        both.parent.mkdir(parents=True)
+        shutil.copy2(f.path, both)
+        f.combined = Combined("default rules" + (f" + {f.rule}" if f.rule in opt_in else ""), both)
 
-    def one_code(key: tuple[str, str]) -> list[str]:
-        code, config = key
-        group = [f for f in live if (f.rule, str(f.config or "")) == key]
-        return _static_code(code, group, work, Path(config) if config else None)
+    def one(key: tuple[str, str, str]) -> list[str]:
+        kind, code, config = key
+        if kind == "alone":
+            group = [f for f in live if (f.rule, str(f.config or "")) == (code, config)]
+            return _static_code(code, group, work, Path(config) if config else None)
+        group = [f for f in live if (f.rule if f.rule in opt_in else "", str(f.config or "")) == (code, config)]
+        return _static_combined(code, group, work, Path(config) if config else None)
 
+    keys = sorted({("alone", f.rule, str(f.config or "")) for f in live}
+                  | {("combined", f.rule if f.rule in opt_in else "", str(f.config or "")) for f in live})
     with futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for more in pool.map(one_code, sorted({(f.rule, str(f.config or "")) for f in live})):
+        for more in pool.map(one, keys):
             notes.extend(more)
     for f in live:
+        _compare_combined(f)
         if f.mode != "fix":
             f.fixed_path = None
     return notes
+
+
+_SHOWN_FILE = re.compile(r"^- (.+):$")
+_SHOWN_FIX = re.compile(r"^\s+(\d+) \S+ (NAN\d{3})\b")
+
+
+def _fixes_shown(text: str, cwd: Path) -> dict[str, dict[str, int]]:
+    """``--show-fixes`` (text format) as real path -> code -> fixes applied; best effort
+    (only used to name the rules that rewrote a combined copy)."""
+    out: dict[str, dict[str, int]] = {}
+    current = None
+    for line in text.splitlines():
+        m = _SHOWN_FILE.match(line)
+        if m:
+            current = out.setdefault(os.path.realpath(cwd / m.group(1)), {})
+            continue
+        m = _SHOWN_FIX.match(line)
+        if m and current is not None:
+            current[m.group(2)] = current.get(m.group(2), 0) + int(m.group(1))
+        elif not line.startswith(" "):
+            current = None
+    return out
+
+
+def _static_combined(extra: str, group: list[Fixture], work: Path, config: Path | None = None) -> list[str]:
+    """The combined copies of ``group``: ``--fix --unsafe-fixes`` with the default rules
+    (``--extend-select extra`` for an opt-in rule), then a JSON lint of the copies with the
+    same selection (what is left: the fixture's rule still reported, a parse error)."""
+    notes: list[str] = []
+    select = ["--extend-select", extra] if extra else []
+    paths = [str(f.combined.path) for f in group]
+    rc, out, err = nanlint(["--fix", "--unsafe-fixes", *config_args(config), "--exit-zero", "--show-fixes",
+                            *select, *paths], work)
+    if rc not in (0, 1):
+        for f in group:
+            f.combined.errors.append(f"nanlint --fix --unsafe-fixes ({f.combined.selection}) exited {rc}: "
+                                     f"{(err.strip() or out.strip())[-800:]}")
+        return notes
+    shown = _fixes_shown(out, work)
+    rc, out, err = nanlint(["--format", "json", *config_args(config), "--exit-zero", *select, *paths], work)
+    try:
+        left = json.loads(out) if out.strip() else []
+    except json.JSONDecodeError:
+        left = None
+    if rc not in (0, 1) or left is None:
+        notes.append(f"nanlint (lint of the combined copies, {extra or 'default rules'}) exited {rc}: "
+                     f"{(err.strip() or out.strip())[-600:]}")
+        left = []
+    by_file: dict[str, list[dict]] = {}
+    for x in left:
+        by_file.setdefault(os.path.realpath(x["filename"]), []).append(x)
+    for f in group:
+        real = os.path.realpath(f.combined.path)
+        f.combined.rules_fixed = dict(sorted(shown.get(real, {}).items()))
+        found = by_file.get(real, [])
+        f.combined.still_reported = [x for x in found if x["code"] == f.rule]
+        for x in found:
+            if x["code"] == "NAN001":
+                f.combined.errors.append(f"nanlint cannot parse its combined copy: {_where(x)}")
+    return notes
+
+
+def _compare_combined(f: Fixture) -> None:
+    """Set ``f.combined``'s mode from its text against the rule-alone copy's (see Combined)."""
+    c = f.combined
+    if c is None or c.path is None or f.mode is None or c.errors:
+        return  # the rule-alone proof already failed (its errors say why), or nanlint failed
+    original = f.path.read_text(encoding="utf-8")
+    alone = f.fixed_path.read_text(encoding="utf-8") if f.mode == "fix" else original
+    text = c.path.read_text(encoding="utf-8")
+    c.identical = text == alone
+    if c.identical:
+        c.mode, c.path = "same", None
+        return
+    c.diff = "".join(difflib.unified_diff(alone.splitlines(True), text.splitlines(True),
+                                          f"rule-alone/{f.id}", f"combined/{f.id}"))
+    try:
+        ast.parse(text, str(c.path))
+    except SyntaxError as exc:
+        c.errors.append(f"nanlint's combined copy does not parse: {exc}")
+        return
+    if f.mode == "manual" and c.still_reported:
+        c.mode = "keep"
+        return
+    c.mode = "fix"
+    for x in _fixable(c.still_reported):
+        c.errors.append(f"a fixable {f.rule} finding is left after the combined fix ({c.selection}): {_where(x)}")
 
 
 def _fixable(findings: list[dict]) -> list[dict]:
@@ -492,6 +639,24 @@ def judge_case(name: str, raw: dict, tolerance: float, has_fixed: bool, criterio
     return case
 
 
+def _kept_hazard(name: str, sides: dict, rule: str, ran: bool) -> Case:
+    """A hazard case of a display-only fixture whose combined copy other rules changed while
+    ``rule`` is still reported: the hazard is the user's to fix by hand (compute_manual is
+    proven on the rule-alone side), so it is recorded, not judged; only a combined copy that
+    raises where the unfixed code did not (another fix broke the program) fails it."""
+    unfixed, fixed = sides.get("unfixed"), sides.get("fixed")
+    case = Case(name, "hazard", unfixed=describe(unfixed), fixed=describe(fixed), raw=sides,
+                criterion="still reported", observed=f"{rule} still reported (display-only)")
+    devices = [r["device"] for r in (unfixed, fixed) if r and "device" in r]
+    case.device = " | ".join(dict.fromkeys(devices)) or "-"
+    if not ran or fixed is None:
+        case.problems.append("the combined copy did not run")
+    elif "error" in fixed and unfixed is not None and "error" not in unfixed:
+        case.problems.append("the combined copy raised where the unfixed code did not:\n" + fixed["error"])
+    case.ok = not case.problems
+    return case
+
+
 def _g(x: float) -> str:
     return "inf" if math.isinf(x) else f"{x:.3g}"
 
@@ -517,10 +682,25 @@ def judge_fixture(f: Fixture, raw: dict) -> None:
         expect = {}
     for name in sorted(set(expect) - set(raw.get("cases", {}))):
         f.errors.append(f"EXPECT names {name!r}, which is not a case in CASES")
-    f.cases = [judge_case(name, c, f.tolerance, has_fixed, expect.get(name, "nonfinite"))
-               for name, c in raw.get("cases", {}).items()]
+    cases = raw.get("cases", {})
+    f.cases = [judge_case(name, {k: v for k, v in c.items() if k != "combined"}, f.tolerance, has_fixed,
+                          expect.get(name, "nonfinite"))
+               for name, c in cases.items()]
+    combined = f.combined
+    if combined is not None and combined.mode in ("fix", "keep") and "combined_ran" in raw:
+        if raw.get("combined_error"):
+            combined.errors.append(raw["combined_error"])
+        ran = bool(raw.get("combined_ran"))
+        for name, c in cases.items():
+            sides = {k: v for k, v in c.items() if k not in ("fixed", "combined")}
+            if "combined" in c:
+                sides["fixed"] = c["combined"]
+            if combined.mode == "keep" and name.startswith("hazard"):
+                combined.cases.append(_kept_hazard(name, sides, f.rule, ran))
+            else:
+                combined.cases.append(judge_case(name, sides, f.tolerance, ran, expect.get(name, "nonfinite")))
     if raw.get("device_requested") == "gpu":
-        for c in f.cases:
+        for c in f.cases + (combined.cases if combined is not None else []):
             on_cpu = [side for side in ("unfixed", "fixed")
                       if str((c.raw.get(side) or {}).get("device", "")).startswith(("cpu", "host"))]
             if on_cpu:
@@ -563,7 +743,10 @@ def run_worker(group: str, frameworks: list[str], fixtures: list[Fixture], devic
     job = {"device": device, "frameworks": frameworks,
            "fixtures": [{"id": str(i), "framework": f.framework, "unfixed": str(f.path),
                          "fixed": str(f.fixed_path) if f.fixed_path and f.mode == "fix" and not f.errors else None,
-                         "manual": f.mode == "manual"} for i, f in enumerate(fixtures)]}
+                         "manual": f.mode == "manual",
+                         "combined": str(f.combined.path) if f.combined is not None and f.combined.path
+                         and f.combined.mode in ("fix", "keep") and not f.errors and not f.combined.errors else None}
+                        for i, f in enumerate(fixtures)]}
     job_path, out_path = work / f"job-{group}.json", work / f"out-{group}.json"
     job_path.write_text(json.dumps(job))
     start = time.monotonic()
@@ -664,6 +847,10 @@ def run(options: Options) -> Result:
                     dest = options.keep / f"{f.rule}-{f.slug}" / f.path.name
                     dest.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(f.fixed_path, dest)
+                if f.combined is not None and f.combined.path is not None:
+                    dest = options.keep / "combined" / f"{f.rule}-{f.slug}" / f.path.name
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(f.combined.path, dest)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     meta = {

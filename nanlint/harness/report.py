@@ -54,6 +54,30 @@ def table(result: Result) -> str:
                 for p in c.problems:
                     lines += [f"    - {c.name}: " + line if i == 0 else "      " + line
                               for i, line in enumerate(p.splitlines())]
+            if f.combined is not None and not f.combined.ok:
+                comb = f.combined
+                head = f"combined fix ({comb.selection})"
+                for e in comb.errors:
+                    lines += [f"    - {head}: " + line if i == 0 else "      " + line
+                              for i, line in enumerate(e.splitlines())]
+                for c in comb.cases:
+                    for p in c.problems:
+                        lines += [f"    - {head}, {c.name}: " + line if i == 0 else "      " + line
+                                  for i, line in enumerate(p.splitlines())]
+                if comb.diff:
+                    lines += ["      " + line for line in comb.diff.rstrip("\n").splitlines()]
+    differ = [f for f in result.fixtures if f.combined is not None and f.combined.identical is False]
+    if differ:
+        lines += ["", "COMBINED FIX (all default rules, plus the fixture's rule when opt-in, --fix --unsafe-fixes) "
+                      "differs from the rule-alone fix:"]
+        for f in differ:
+            c = f.combined
+            status = "FAIL" if not c.ok and (f.skipped is None or c.errors) else "skip" if f.skipped else "ok"
+            fixed_by = ", ".join(f"{code} x{n}" for code, n in c.rules_fixed.items()) or "?"
+            what = {"fix": "hazards fixed, benign values kept", "keep": f"{f.rule} still reported, benign values kept",
+                    }.get(c.mode, c.mode)
+            n_ok = sum(1 for x in c.cases if x.ok)
+            lines.append(f"  {status:<4}  {f.id}: fixed by {fixed_by}; {what} ({n_ok}/{len(c.cases)} cases ok)")
     for p in result.problems:
         lines += ["", "PROBLEM: " + p]
     for n in result.meta.get("notes", []):
@@ -98,21 +122,46 @@ def fixture_dict(f: Fixture) -> dict:
                              "fix": (x.get("fix") or {}).get("applicability")} for x in f.findings_before],
         "findings_after": [{"row": x["location"]["row"], "message": x["message"],
                             "fix": (x.get("fix") or {}).get("applicability")} for x in f.findings_after],
-        "cases": [{
-            "case": c.name,
-            "kind": c.kind,
-            "criterion": c.criterion,
-            "observed": c.observed,
-            "ok": c.ok,
-            "device": c.device,
-            "unfixed": c.unfixed,
-            "fixed": c.fixed,
-            "max_abs_diff": None if c.max_abs_diff is None else
-            (c.max_abs_diff if math.isfinite(c.max_abs_diff) else "inf"),
-            "problems": c.problems,
-            "outputs": {side: run.get("outputs") if run and "outputs" in run else run
-                        for side, run in c.raw.items()},
-        } for c in f.cases],
+        "combined": combined_dict(f),
+        "cases": [case_dict(c) for c in f.cases],
+    }
+
+
+def combined_dict(f: Fixture) -> dict | None:
+    """The combined fix (all default rules, plus the fixture's rule when opt-in): whether its
+    text is identical to the rule-alone copy's, and if not, its own outcome."""
+    c = f.combined
+    if c is None:
+        return None
+    return {
+        "selection": c.selection,
+        "identical": c.identical,
+        "mode": c.mode,
+        "ok": c.ok,
+        "rules_fixed": c.rules_fixed,
+        "still_reported": [{"row": x["location"]["row"], "message": x["message"],
+                            "fix": (x.get("fix") or {}).get("applicability")} for x in c.still_reported],
+        "errors": c.errors,
+        "diff_vs_rule_alone": c.diff,
+        "cases": [case_dict(x) for x in c.cases],
+    }
+
+
+def case_dict(c) -> dict:
+    return {
+        "case": c.name,
+        "kind": c.kind,
+        "criterion": c.criterion,
+        "observed": c.observed,
+        "ok": c.ok,
+        "device": c.device,
+        "unfixed": c.unfixed,
+        "fixed": c.fixed,
+        "max_abs_diff": None if c.max_abs_diff is None else
+        (c.max_abs_diff if math.isfinite(c.max_abs_diff) else "inf"),
+        "problems": c.problems,
+        "outputs": {side: run.get("outputs") if run and "outputs" in run else run
+                    for side, run in c.raw.items()},
     }
 
 
@@ -129,6 +178,10 @@ def to_json(result: Result) -> dict:
             "cases": sum(len(f.cases) for f in result.fixtures),
             "failed": sum(1 for f in result.fixtures if f.failed),
             "skipped": sum(1 for f in result.fixtures if f.skipped is not None),
+            "combined_differs": sum(1 for f in result.fixtures if f.combined is not None
+                                    and f.combined.identical is False),
+            "combined_failed": sum(1 for f in result.fixtures if f.combined is not None and not f.combined.ok
+                                   and f.combined.mode != "-" and f.skipped is None),
         },
         "fixtures": [fixture_dict(f) for f in result.fixtures],
     }
@@ -139,7 +192,7 @@ def dumps(result: Result) -> str:
     data = to_json(result)
     compact: list[str] = []
     for f in data["fixtures"]:
-        for c in f["cases"]:
+        for c in f["cases"] + ((f["combined"] or {}).get("cases") or []):
             compact.append(json.dumps(c["outputs"], allow_nan=False, separators=(", ", ": ")))
             c["outputs"] = f"@@outputs-{len(compact) - 1}@@"
     text = json.dumps(data, indent=1, allow_nan=False)

@@ -352,6 +352,16 @@ def run_fixture(np, fw: Framework, job: dict, index: int, device: str) -> dict:
         except BaseException as exc:  # noqa: BLE001
             out["error"] = "importing nanlint's fixed copy failed:\n" + _tail(exc)
     out["fixed_ran"] = callable(fixed_compute)
+    combined_compute = None
+    if job.get("combined"):  # the fixture fixed with all default rules (differs from the rule-alone copy)
+        try:
+            combined = load(job["combined"], f"nanlint_fixture_{index}_combined")
+            combined_compute = getattr(combined, "compute", None)
+            if not callable(combined_compute):
+                out["combined_error"] = "nanlint's combined copy has no compute function"
+        except BaseException as exc:  # noqa: BLE001
+            out["combined_error"] = "importing nanlint's combined copy failed:\n" + _tail(exc)
+        out["combined_ran"] = callable(combined_compute)
     expect = getattr(unfixed, "EXPECT", None)
     if expect is not None:  # case name -> criterion; judged (and validated) by the parent
         out["expect"] = {str(k): v if isinstance(v, str) else repr(v) for k, v in expect.items()} \
@@ -365,6 +375,8 @@ def run_fixture(np, fw: Framework, job: dict, index: int, device: str) -> dict:
         entry = {"unfixed": run_one(np, fw, compute, case, device)}
         if callable(fixed_compute):
             entry["fixed"] = run_one(np, fw, fixed_compute, case, device)
+        if callable(combined_compute):
+            entry["combined"] = run_one(np, fw, combined_compute, case, device)
         if callable(reference) and isinstance(expect, dict) and expect.get(name) == "reference":
             ref = run_one(np, fw, lambda c, _device: reference(c), case, device)
             ref.pop("device", None)
