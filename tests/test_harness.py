@@ -502,6 +502,49 @@ def test_combined_fix_is_proven_and_a_broken_one_fails(tmp_path):
     assert "ok    NAN101-combined-differs/torch.py" in stdout and "NAN101-combined-same" not in stdout.split("COMBINED")[1]
 
 
+def test_combined_copy_of_a_display_only_fixture(tmp_path):
+    """A display-only fixture whose combined copy other rules changed: while its finding is
+    still reported, hazards are recorded (the user fixes them by hand) and benign cases must
+    keep their values; once no finding is left, the full criteria apply."""
+    original, changed = tmp_path / "torch.py", tmp_path / "combined.py"
+    original.write_text("x = 1\n")
+    changed.write_text("x = 2\n")
+    finding = {"location": {"row": 1}, "message": "m", "fix": {"applicability": "display-only"}}
+
+    def fixture(still_reported):
+        f = core.Fixture("NAN503", "one-sided", "torch", original, mode="manual")
+        f.combined = core.Combined("default rules", changed, still_reported=still_reported)
+        core._compare_combined(f)
+        return f
+
+    kept = fixture([finding])
+    assert kept.combined.identical is False and kept.combined.mode == "keep" and "+x = 2" in kept.combined.diff
+    raw = {"tolerance": 1e-5, "fixed_ran": True, "combined_ran": True, "cases": {
+        "hazard_x": {"unfixed": _run(math.nan), "fixed": _run(1.0), "combined": _run(math.nan)},
+        "benign_x": {"unfixed": _run(1.0), "fixed": _run(1.0), "combined": _run(1.0)}}}
+    core.judge_fixture(kept, raw)
+    assert kept.ok, [c.problems for c in kept.combined.cases]
+    assert kept.combined.cases[0].criterion == "still reported" and kept.combined.cases[0].fixed == "NaN: loss"
+    raw["cases"]["benign_x"]["combined"] = _run(1.5)
+    broken = fixture([finding])
+    core.judge_fixture(broken, raw)
+    assert not broken.ok and broken.failed and any("changes benign values" in p for p in broken.combined.cases[1].problems)
+    raw["cases"]["benign_x"]["combined"] = _run(1.0)
+    raw["cases"]["hazard_x"]["combined"] = _raising()
+    raised = fixture([finding])
+    core.judge_fixture(raised, raw)
+    assert not raised.ok and "raised where the unfixed code did not" in raised.combined.cases[0].problems[0]
+    raw["cases"]["hazard_x"]["combined"] = _run(math.nan)
+    gone = fixture([])  # no finding left: the combined copy must fix the hazard itself
+    assert gone.combined.mode == "fix"
+    core.judge_fixture(gone, raw)
+    assert not gone.ok and any("still not finite" in p for p in gone.combined.cases[0].problems)
+    same = core.Fixture("NAN503", "one-sided", "torch", original, mode="manual")
+    same.combined = core.Combined("default rules", original)
+    core._compare_combined(same)
+    assert same.combined.identical and same.combined.mode == "same" and same.combined.path is None
+
+
 def test_linter_never_imports_the_harness_or_a_framework():
     code = ("import sys, nanlint.cli, nanlint.engine, nanlint.rule; nanlint.rule.all_rules(); "
             "bad = [m for m in ('nanlint.harness', 'torch', 'tensorflow', 'jax', 'keras', 'numpy') "
