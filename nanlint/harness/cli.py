@@ -25,7 +25,7 @@ def parser(prog: str = "python -m nanlint.harness") -> argparse.ArgumentParser:
     p.add_argument("--allow-missing", action="store_true",
                    help="skip (loudly) the fixtures of a framework that is not installed, instead of failing")
     p.add_argument("--json", type=Path, metavar="PATH", help="write the JSON report here")
-    p.add_argument("--keep", type=Path, metavar="DIR", help="keep nanlint's fixed copies here")
+    p.add_argument("--keep", type=Path, metavar="DIR", help="keep nanlint's fixed copies here (the combined fixes, all default rules, under DIR/combined/)")
     p.add_argument("--jobs", type=int, default=0, help="parallel processes (default: min(3, CPUs))")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds per framework worker (default: 900)")
     p.add_argument("--python", action="append", default=[], metavar="FRAMEWORK=PYTHON",
