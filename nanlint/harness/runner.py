@@ -308,6 +308,18 @@ def run_one(np, fw: Framework, func, case, device: str) -> dict:
     return {"outputs": outputs, "device": "; ".join(devices) or "host (numpy)"}
 
 
+
+def _load_compute(path, name: str, what: str):
+    """(the ``compute`` of nanlint's ``what`` copy at ``path``, or None; the error, or None)."""
+    try:
+        module = load(path, name)
+    except BaseException as exc:  # noqa: BLE001
+        return None, f"importing nanlint's {what} copy failed:\n" + _tail(exc)
+    compute = getattr(module, "compute", None)
+    if not callable(compute):
+        return None, f"nanlint's {what} copy has no compute function"
+    return compute, None
+
 def run_fixture(np, fw: Framework, job: dict, index: int, device: str) -> dict:
     out: dict = {"cases": {}}
     try:
@@ -344,23 +356,15 @@ def run_fixture(np, fw: Framework, job: dict, index: int, device: str) -> dict:
             out["error"] = ("nanlint's fix for this finding is display-only, so the fixture must define "
                             "compute_manual(case, device) implementing the documented manual fix")
     elif job.get("fixed"):
-        try:
-            fixed = load(job["fixed"], f"nanlint_fixture_{index}_fixed")
-            fixed_compute = getattr(fixed, "compute", None)
-            if not callable(fixed_compute):
-                out["error"] = "nanlint's fixed copy has no compute function"
-        except BaseException as exc:  # noqa: BLE001
-            out["error"] = "importing nanlint's fixed copy failed:\n" + _tail(exc)
+        fixed_compute, error = _load_compute(job["fixed"], f"nanlint_fixture_{index}_fixed", "fixed")
+        if error:
+            out["error"] = error
     out["fixed_ran"] = callable(fixed_compute)
     combined_compute = None
     if job.get("combined"):  # the fixture fixed with all default rules (differs from the rule-alone copy)
-        try:
-            combined = load(job["combined"], f"nanlint_fixture_{index}_combined")
-            combined_compute = getattr(combined, "compute", None)
-            if not callable(combined_compute):
-                out["combined_error"] = "nanlint's combined copy has no compute function"
-        except BaseException as exc:  # noqa: BLE001
-            out["combined_error"] = "importing nanlint's combined copy failed:\n" + _tail(exc)
+        combined_compute, error = _load_compute(job["combined"], f"nanlint_fixture_{index}_combined", "combined")
+        if error:
+            out["combined_error"] = error
         out["combined_ran"] = callable(combined_compute)
     expect = getattr(unfixed, "EXPECT", None)
     if expect is not None:  # case name -> criterion; judged (and validated) by the parent
