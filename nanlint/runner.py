@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from nanlint import cache as cache_mod
-from nanlint.engine import Edit, FileResult, Finding, Linter
+from nanlint.engine import Edit, FileResult, Finding, Linter, precheck
 from nanlint.writer import read, write_atomic
 
 LINT, CHECK, SKIP = "lint", "check-parse", "skip"
@@ -49,7 +49,6 @@ FULL = "full"  # lint without any prefilter (``--no-prefilter``: for testing the
 # costs ~20 ms each with fork; a 1,000-line file takes ~0.2 s to parse and lint).
 MIN_PARALLEL = 2
 MIN_PARALLEL_BYTES = 60_000
-_PYCF_ONLY_AST = 0x400
 _UTF16_32_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
@@ -89,16 +88,11 @@ class Prefilter:
 
 
 def _compiles(source: bytes) -> bool:
+    """Whether CPython decodes and parses ``source`` (else it goes through the full lint)."""
     try:
-        import io
-        import tokenize
-
-        # compile() lets undecodable bytes through in comments; python and libcst refuse them
-        source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
-        compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
-    except BaseException:  # noqa: BLE001 - SyntaxError, ValueError (NUL), RecursionError, MemoryError...
+        return precheck(source).tree is not None
+    except BaseException:  # noqa: BLE001 - SyntaxError, UnicodeDecodeError, NestingTooDeep, MemoryError...
         return False
-    return True
 
 
 def process_source(path: Path, source: bytes, linter: Linter, fix: bool, unsafe: bool, write: bool,

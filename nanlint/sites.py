@@ -34,6 +34,8 @@ import ast
 import re
 from functools import lru_cache
 
+from nanlint import ops as o
+
 POW_HALF = "**0.5"  # a square root written as a power: ``s ** 0.5``, ``pow(s, 0.5)``
 SLASH = "/"  # the true-division operator (``a / b``)
 
@@ -133,8 +135,6 @@ def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough) -> frozens
     appears cannot be there (a qualified name, an import of it and an alias of it
     all spell it out).  Then those names are resolved through the file's imports
     and aliases."""
-    from nanlint import ops as o
-
     functions, methods, method_roots, last, prefixes = _tables()
     if POW_HALF in wanted:
         wanted = wanted | {o.POW}  # pow(s, 0.5)
