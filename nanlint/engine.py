@@ -134,7 +134,6 @@ def parse(source: bytes | str, checked: Checked | None = None) -> cst.Module:
 def _ast_depth(tree, limit: int) -> int:
     """The nesting depth of a CPython AST, counting a chain ``a and b and c`` as libcst
     nests it (one level per operator); stops counting past ``limit``."""
-
     deepest = 0
     stack = [(tree, 1)]
     while stack:
