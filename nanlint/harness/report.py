@@ -118,13 +118,17 @@ def fixture_dict(f: Fixture) -> dict:
         "errors": f.errors,
         "notes": f.notes,
         "fix_diff": f.diff,
-        "still_reported": [{"row": x["location"]["row"], "message": x["message"],
-                             "fix": (x.get("fix") or {}).get("applicability")} for x in f.findings_before],
-        "findings_after": [{"row": x["location"]["row"], "message": x["message"],
-                            "fix": (x.get("fix") or {}).get("applicability")} for x in f.findings_after],
+        "still_reported": _findings(f.findings_before),
+        "findings_after": _findings(f.findings_after),
         "combined": combined_dict(f),
         "cases": [case_dict(c) for c in f.cases],
     }
+
+
+def _findings(found: list[dict]) -> list[dict]:
+    """nanlint's JSON findings, as the report keeps them: row, message, fix applicability."""
+    return [{"row": x["location"]["row"], "message": x["message"],
+             "fix": (x.get("fix") or {}).get("applicability")} for x in found]
 
 
 def combined_dict(f: Fixture) -> dict | None:
@@ -139,8 +143,7 @@ def combined_dict(f: Fixture) -> dict | None:
         "mode": c.mode,
         "ok": c.ok,
         "rules_fixed": c.rules_fixed,
-        "still_reported": [{"row": x["location"]["row"], "message": x["message"],
-                            "fix": (x.get("fix") or {}).get("applicability")} for x in c.still_reported],
+        "still_reported": _findings(c.still_reported),
         "errors": c.errors,
         "diff_vs_rule_alone": c.diff,
         "cases": [case_dict(x) for x in c.cases],
