@@ -11,6 +11,8 @@ import libcst as cst
 from nanlint import frameworks as fw_registry
 from nanlint import fixes
 from nanlint.ops import Fn, Framework
+from nanlint import flow
+from nanlint.reach import Origin, Resolved, origin_note, values, via_call  # noqa: F401 - re-exported for rules
 from nanlint.resolve import Binding, Index, Scope
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,17 +50,6 @@ class OpCall:
         return self.value(role) is not None
 
 
-@dataclass
-class Origin:
-    """Where a value came from when a name was followed: the assignment statement."""
-
-    binding: Binding
-    name: str
-    # how the value reached the use, for messages: "`p` is assigned on line 3",
-    # "`inference(x)` returns it on line 7"
-    verb: str = "is assigned on"
-
-
 @dataclass(eq=False)
 class RawFinding:
     rule: "Rule"
@@ -67,27 +58,6 @@ class RawFinding:
     fix: fixes.Fix | None = None
     code: str = ""
     name: str = ""
-
-
-@dataclass
-class Resolved:
-    """An expression after following names: the value, and the assignments crossed."""
-
-    expr: cst.BaseExpression
-    scope: Scope
-    origins: list[Origin] = field(default_factory=list)
-
-    @property
-    def crossed_statements(self) -> bool:
-        return bool(self.origins)
-
-
-def origin_note(ctx: "FileContext", resolved: Resolved) -> str:
-    """`` (`p` is assigned on line 4)`` for a value reached through a name, else ``""``."""
-    if not resolved.origins:
-        return ""
-    origin = resolved.origins[-1]
-    return f" (`{origin.name}` {origin.verb} line {ctx.line_of(origin.binding.node)})"
 
 
 class FileContext:
@@ -162,30 +132,67 @@ class FileContext:
             return OpCall(f.op, framework, f, node, scope, None, receiver, args)
         return None
 
+    # --- values (nanlint.reach, nanlint.flow) ---------------------------------------------
+    def reaching(self, name: cst.Name, scope: Scope) -> tuple[tuple[Binding, ...], Scope] | None:
+        """The bindings of ``name`` that reach this use of it, and the scope binding it:
+        ordered by :mod:`nanlint.flow` when the use is in the binding scope (or a
+        comprehension/lambda inside it), else every binding of the name."""
+        found = self.index.lookup(name.value, scope)
+        if found is None:
+            return None
+        bindings, where = found
+        use = scope
+        while use is not where and use.kind in ("comprehension", "lambda") and use.parent is not None:
+            use = use.parent
+        if use is not where or where.kind == "class":
+            return tuple(bindings), where
+        scope_flow = self._flow(where)
+        node: cst.CSTNode | None = name
+        while node is not None and id(node) not in scope_flow.before:
+            node = self.parent(node)
+        if node is None:
+            return tuple(bindings), where
+        reached = scope_flow.reaching(name.value, node)
+        if reached is None:
+            return tuple(bindings), where
+        return reached, where
+
+    def _flow(self, scope: Scope) -> "flow.ScopeFlow":
+        flows = self.__dict__.setdefault("_flows", {})
+        got = flows.get(id(scope))
+        if got is None:
+            body, entry = flow.body_of(scope)
+            got = flows[id(scope)] = flow.ScopeFlow(scope, body, entry)
+        return got
+
+    def call_sites(self, fscope: Scope) -> list[tuple[cst.Call, Scope]]:
+        """The calls in this file of the function whose scope is ``fscope``."""
+        sites = self.__dict__.setdefault("_call_sites", None)
+        if sites is None:
+            sites = self._call_sites = {}
+            for node, scope in self.index.calls:
+                if isinstance(node.func, (cst.Name, cst.Attribute)):
+                    found = self.index.function(node.func, scope)
+                    if found is not None:
+                        sites.setdefault(id(found[1]), []).append((node, scope))
+        return sites.get(id(fscope), [])
+
+    def values(self, expr: cst.BaseExpression, scope: Scope, shape: bool = False) -> list[Resolved]:
+        """Every value ``expr`` may take here (:func:`nanlint.reach.values`)."""
+        return values(self, expr, scope, shape=shape)
+
     def resolve(self, expr: cst.BaseExpression, scope: Scope, depth: int = 4,
                 functions: bool = False) -> Resolved:
-        """Follow a name (or ``self.attr``) through single unconditional assignments;
-        with ``functions``, also a call of the module's own function with a single
-        ``return`` (the result's scope is then the function's: names there are not the caller's)."""
-        resolved = Resolved(expr, scope)
-        while depth > 0:
-            depth -= 1
-            inner = resolved.expr
-            binding = self.index.assignment(inner, resolved.scope)
-            if binding is None or binding.value is None:
-                returned = self.returns_of(inner, resolved.scope) if functions else None
-                if returned is None or len(returned[1]) != 1:
-                    break
-                fscope, (ret,) = returned
-                resolved.origins.append(Origin(Binding("assign", ret, value=ret.value),
-                                               self.code(inner), "returns it on"))
-                resolved.scope, resolved.expr = fscope, ret.value  # type: ignore[assignment]
-                continue
-            name = self.code(inner)
-            resolved.origins.append(Origin(binding, name))
-            resolved.scope = self.index.scope_of_binding(binding, resolved.scope)
-            resolved.expr = binding.value
-        return resolved
+        """Follow a name (or ``self.attr``) to the one value that reaches it (through
+        rebinding, loops and branches, tuple unpacking); with ``functions``, also a
+        call of the project's own function with a single ``return``.  When several
+        values reach it, ``expr`` itself."""
+        if not functions and isinstance(expr, cst.Call):
+            return Resolved(expr, scope)
+        found = values(self, expr, scope, depth=depth * 3, calls=functions)
+        if len(found) != 1 or (not functions and via_call(found[0])):
+            return Resolved(expr, scope)
+        return found[0]
 
     def returns_of(self, call: cst.BaseExpression, scope: Scope) -> tuple[Scope, list[cst.Return]] | None:
         """For a call of the module's own function (``inference(x)``, ``self.model(x)``):
@@ -207,30 +214,24 @@ class FileContext:
 
     def op_of(self, expr: cst.BaseExpression | None, scope: Scope, *ops: str,
               follow: bool = True) -> tuple[OpCall, Resolved] | None:
-        """The op call ``expr`` is (after following names when ``follow``), if it is one of ``ops``."""
+        """The op call ``expr`` computes, if it is one of ``ops``: with ``follow``, every
+        value reaching ``expr`` (:meth:`values`, through layout ops too) must be one."""
         if expr is None:
             return None
-        resolved = self.resolve(expr, scope, functions=True) if follow else Resolved(expr, scope)
-        call = self.op_call(resolved.expr, resolved.scope)
-        if call is None and follow and ops:
-            # a function of this module with several returns: all must be the op
-            returned = self.returns_of(resolved.expr, resolved.scope)
-            if returned is not None and id(returned[0]) not in self._following_returns:
-                fscope, rets = returned
-                self._following_returns.add(id(fscope))  # a recursive function: do not re-enter
-                try:
-                    found = [self.op_of(r.value, fscope, *ops) for r in rets]
-                finally:
-                    self._following_returns.discard(id(fscope))
-                if all(f is not None for f in found):
-                    first_call, first = found[0]  # type: ignore[misc]
-                    origin = Origin(Binding("assign", rets[0], value=rets[0].value),
-                                    self.code(resolved.expr), "returns it on")
-                    first.origins[:0] = resolved.origins + [origin]
-                    return first_call, first
-        if call is None or (ops and call.op not in ops):
-            return None
-        return call, resolved
+        if not follow:
+            call = self.op_call(expr, scope)
+            if call is None or (ops and call.op not in ops):
+                return None
+            return call, Resolved(expr, scope)
+        first = None
+        for r in values(self, expr, scope, shape=True):
+            owner = r.ctx or self
+            call = owner.op_call(r.expr, r.scope)
+            if call is None or (ops and call.op not in ops):
+                return None
+            if first is None:
+                first = (call, r)
+        return first
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.positions[node].start.line

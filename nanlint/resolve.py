@@ -29,6 +29,7 @@ import libcst as cst
 from nanlint.walk import FastVisitor
 
 IMPORT, ASSIGN, OTHER = "import", "assign", "other"
+UNPACK = "unpack"  # ``a, b = value``: element ``path`` of ``value``
 
 
 @dataclass(eq=False)
@@ -39,6 +40,9 @@ class Binding:
     value: cst.BaseExpression | None = None  # for ASSIGN
     conditional: bool = False
     scope: "Scope | None" = None  # where the binding statement runs (set by the index)
+    path: tuple[int, ...] = ()  # for UNPACK: the element's position in the target
+    # for ``from M import n``: (level of the relative import, M, n); ``import M``: (0, M, None)
+    source: tuple[int, str | None, str | None] | None = None
 
 
 @dataclass(eq=False)
@@ -124,12 +128,17 @@ class Index(FastVisitor, cst.CSTVisitor):  # FastVisitor: ~9x faster walk, same 
             scope = scope.module()
         scope.bind(name, binding)
 
-    def _bind_target(self, target: cst.BaseExpression, stmt: cst.CSTNode) -> None:
+    def _bind_target(self, target: cst.BaseExpression, stmt: cst.CSTNode,
+                     value: cst.BaseExpression | None = None, path: tuple[int, ...] = ()) -> None:
         if isinstance(target, cst.Name):
-            self._bind(target.value, Binding(OTHER, stmt))
+            if value is not None and path:
+                self._bind(target.value, Binding(UNPACK, stmt, value=value, path=path))
+            else:
+                self._bind(target.value, Binding(OTHER, stmt))
         elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind_target(element.value, stmt)
+            starred = any(isinstance(e, cst.StarredElement) for e in target.elements)
+            for i, element in enumerate(target.elements):
+                self._bind_target(element.value, stmt, None if starred else value, path + (i,))
         elif isinstance(target, cst.StarredElement):
             self._bind_target(target.value, stmt)
         elif isinstance(target, cst.Attribute):
@@ -237,10 +246,10 @@ class Index(FastVisitor, cst.CSTVisitor):  # FastVisitor: ~9x faster walk, same 
             if alias.asname is not None:
                 name = alias.asname.name
                 if isinstance(name, cst.Name):
-                    self._bind(name.value, Binding(IMPORT, node, qualname=full))
+                    self._bind(name.value, Binding(IMPORT, node, qualname=full, source=(0, full, None)))
             else:
                 root = full.split(".")[0]
-                self._bind(root, Binding(IMPORT, node, qualname=root))
+                self._bind(root, Binding(IMPORT, node, qualname=root, source=(0, root, None)))
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         base = dotted(node.module) if node.module is not None else None
@@ -254,10 +263,12 @@ class Index(FastVisitor, cst.CSTVisitor):  # FastVisitor: ~9x faster walk, same 
             if not isinstance(name_node, cst.Name):
                 continue
             imported = dotted(alias.name)
+            level = len(node.relative)
+            source = (level, base, imported) if imported is not None else None
             if base is None or relative or imported is None or base == "__future__":
-                self._bind(name_node.value, Binding(OTHER, node))
+                self._bind(name_node.value, Binding(OTHER, node, source=source))
             else:
-                self._bind(name_node.value, Binding(IMPORT, node, qualname=f"{base}.{imported}"))
+                self._bind(name_node.value, Binding(IMPORT, node, qualname=f"{base}.{imported}", source=source))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
@@ -267,7 +278,10 @@ class Index(FastVisitor, cst.CSTVisitor):  # FastVisitor: ~9x faster walk, same 
             self._bind_attribute(node.targets[0].target, Binding(ASSIGN, node, value=node.value))
             return
         for target in node.targets:
-            self._bind_target(target.target, node)
+            if len(node.targets) > 1 and isinstance(target.target, cst.Name):  # a = b = value
+                self._bind(target.target.value, Binding(ASSIGN, node, value=node.value))
+            else:
+                self._bind_target(target.target, node, node.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if isinstance(node.target, cst.Name) and node.value is not None:

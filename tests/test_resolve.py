@@ -71,17 +71,27 @@ def test_follow_single_assignment_same_scope():
 
 
 @pytest.mark.parametrize("src", [
-    # conditional assignment
-    "import tensorflow as tf\ndef f(z, c):\n    if c:\n        p = tf.nn.softmax(z)\n    return tf.log(p)\n",
-    # two assignments
+    # one branch assigns something else
+    "import tensorflow as tf\ndef f(z, c):\n    if c:\n        p = tf.nn.softmax(z)\n    else:\n        p = z\n    return tf.log(p)\n",
+    # a parameter that may keep its own value
+    "import tensorflow as tf\ndef f(z, c, p):\n    if c:\n        p = tf.nn.softmax(z)\n    return tf.log(p)\n",
+    # rebound by arithmetic
     "import tensorflow as tf\ndef f(z):\n    p = tf.nn.softmax(z)\n    p = p * 2\n    return tf.log(p)\n",
-    # assigned in another scope (module), used in a function
-    "import tensorflow as tf\np = tf.nn.softmax(z)\ndef f():\n    return tf.log(p)\n",
+    # rebound by a guard before the use
+    "import tensorflow as tf\ndef f(z):\n    p = tf.nn.softmax(z)\n    p = tf.clip_by_value(p, 1e-7, 1.)\n    return tf.log(p)\n",
+    # rebound later in the loop: the first iteration's value is a softmax, later ones not
+    "import tensorflow as tf\ndef f(z):\n    p = tf.nn.softmax(z)\n    for _ in range(3):\n        y = tf.log(p)\n        p = y\n    return y\n",
     # a loop target
     "import tensorflow as tf\nfor p in ps:\n    y = tf.log(p)\n",
 ])
 def test_dataflow_is_conservative(src):
     assert codes(src) == []
+
+
+def test_module_value_used_in_a_function_is_display_only():
+    src = "import tensorflow as tf\np = tf.nn.softmax(z)\ndef f():\n    return tf.log(p)\n"
+    [finding] = lint(src, select={"NAN101"})
+    assert finding.fix_applicability == "display-only"
 
 
 def test_assignment_inside_with_block_is_followed():
