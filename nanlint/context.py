@@ -3,7 +3,7 @@ behind them, fix spellings in the file's own aliases, and ``report``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
@@ -58,6 +58,9 @@ class RawFinding:
     fix: fixes.Fix | None = None
     code: str = ""
     name: str = ""
+
+
+_OPERATORS = {"add": cst.Add, "subtract": cst.Subtract, "multiply": cst.Multiply, "divide": cst.Divide}
 
 
 class FileContext:
@@ -232,6 +235,17 @@ class FileContext:
             if first is None:
                 first = (call, r)
         return first
+
+    def arithmetic(self, expr: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
+        """``expr`` with an arithmetic op written as a function or method (``torch.add(a, b)``,
+        ``a.sub(b)``, ``tf.math.divide(a, b)``) as its operator (a new node over the same
+        operands, for reading only); anything else as it is."""
+        call = self.op_call(expr, scope) if isinstance(expr, cst.Call) else None
+        if call is None or call.op not in _OPERATORS or call.x is None or not call.has("y"):
+            return expr
+        if any(a.keyword is not None and a.keyword.value in ("alpha", "rounding_mode") for a in call.node.args):
+            return expr  # torch.add(a, b, alpha=2), div(..., rounding_mode=...): not the operator
+        return cst.BinaryOperation(call.x, _OPERATORS[call.op](), call.value("y"))  # type: ignore[arg-type]
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.positions[node].start.line

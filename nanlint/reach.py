@@ -180,7 +180,7 @@ class _Walk:
         frame = frames.get(id(fscope))
         if frame is not None:
             call, caller_scope, caller_ctx = frame
-            arg = _argument(fscope.node, b.node, call)
+            arg = argument(fscope.node, b.node, call)
             if arg is None:
                 return False
             outer = {k: v for k, v in frames.items() if k != id(fscope)}
@@ -196,7 +196,7 @@ class _Walk:
         self.active.add(id(fscope))
         try:
             for call, caller_scope in sites:
-                arg = _argument(fscope.node, b.node, call)
+                arg = argument(fscope.node, b.node, call)
                 if arg is None:
                     self.emit(Resolved(cst.Name(name), fscope, origins, via | {PARAM}, None))
                     continue
@@ -347,7 +347,7 @@ def _int_index(expr: cst.Subscript) -> int | None:
     return None
 
 
-def _argument(fdef: cst.CSTNode, param: cst.CSTNode, call: cst.Call) -> cst.BaseExpression | None:
+def argument(fdef: cst.CSTNode, param: cst.CSTNode, call: cst.Call) -> cst.BaseExpression | None:
     """The expression ``call`` passes for ``param`` of ``fdef`` (its default if none)."""
     if not isinstance(fdef, cst.FunctionDef) or not isinstance(param, cst.Param):
         return None

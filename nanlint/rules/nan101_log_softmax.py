@@ -54,7 +54,7 @@ class LogSoftmax(Rule):
     @staticmethod
     def make_fix(ctx: FileContext, log: OpCall, softmax: OpCall, resolved) -> fixes.Fix | None:
         message = "Replace with log_softmax"
-        if resolved.scope is not log.scope:  # self.attr from another method: names may not exist here
+        if not resolved.fixable_in(log.scope):  # self.attr from another method: names may not exist here
             return fixes.Fix(fixes.DISPLAY_ONLY, message + " where the softmax is computed")
         built = fused_call(ctx, softmax, o.LOG_SOFTMAX, log.scope, prefer=(log.node.func,))
         if built is None:

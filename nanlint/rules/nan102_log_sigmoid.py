@@ -38,7 +38,7 @@ class LogSigmoid(Rule):
             message = (f"{what} is -inf once sigmoid saturates (|x| > ~17 in float32); "
                        f"use log_sigmoid({'-x' if negated else 'x'})" + note)
             ctx.report(log.node, message,
-                       self.make_fix(ctx, log, sigmoid, negated, crossed, resolved.scope is not log.scope))
+                       self.make_fix(ctx, log, sigmoid, negated, crossed, not resolved.fixable_in(log.scope)))
 
     @staticmethod
     def make_fix(ctx: FileContext, log: OpCall, sigmoid: OpCall, negated: bool, crossed: bool,

@@ -121,7 +121,7 @@ class SoftmaxCrossEntropy(Rule):
     def make_fix(self, ctx: FileContext, reduction: OpCall, product: Product, softmax: OpCall,
                  resolved, negation) -> fixes.Fix | None:
         log = product.log
-        if resolved.scope is not log.scope:
+        if not resolved.fixable_in(log.scope):
             return fixes.Fix(fixes.DISPLAY_ONLY, "Use the fused cross entropy where the softmax is computed")
         fused = self.fused(ctx, reduction, product, softmax)
         if fused is None:  # the log_softmax form: -sum(y * log_softmax(z))

@@ -92,7 +92,7 @@ class SigmoidCrossEntropy(Rule):
 
     def chain_fix(self, ctx, node, scope, whole, flipped, label, sigmoid: OpCall, res_p, res_n,
                   log_p: OpCall, log_n: OpCall, negation) -> fixes.Fix | None:
-        if res_p.scope is not scope or res_n.scope is not scope:
+        if not res_p.fixable_in(scope) or not res_n.fixable_in(scope):
             return fixes.Fix(fixes.DISPLAY_ONLY, "Use the with-logits loss where the sigmoid is computed")
         fw = sigmoid.framework
         z = sigmoid.x
@@ -153,7 +153,7 @@ class SigmoidCrossEntropy(Rule):
                        "wrong (100 instead of |z|) and its gradient is 0; use BCEWithLogitsLoss on the logits"
                        + origin_note(ctx, resolved))
             fix = None
-            if ctor_resolved.crossed_statements or resolved.scope is not scope:
+            if ctor_resolved.crossed_statements or not resolved.fixable_in(scope):
                 fix = fixes.Fix(fixes.DISPLAY_ONLY, "Use nn.BCEWithLogitsLoss() on the logits")
             elif sigmoid.x is not None:
                 spelling = ctx.spell(constructor.framework, o.BCE_WITH_LOGITS_LOSS, scope,
@@ -186,7 +186,7 @@ class SigmoidCrossEntropy(Rule):
     @staticmethod
     def bce_fix(ctx: FileContext, call: OpCall, sigmoid: OpCall, resolved) -> fixes.Fix:
         message = "Pass the logits to the with-logits loss"
-        if resolved.scope is not call.scope or sigmoid.x is None:
+        if not resolved.fixable_in(call.scope) or sigmoid.x is None:
             return fixes.Fix(fixes.DISPLAY_ONLY, message)
         x_arg = call.args["x"]
         spelling = ctx.spell(call.framework, o.SIGMOID_CROSS_ENTROPY, call.scope, prefer=(call.node.func,))

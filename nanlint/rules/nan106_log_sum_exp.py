@@ -99,7 +99,7 @@ class LogSumExp(Rule):
                     exp, scope, crossed, note = self.reached(ctx, arg, found)
                     self.softplus(ctx, log, exp, crossed, scope, note)
                 continue
-            chain = terms(arg.expr)
+            chain = terms(arg.expr, ctx, arg.scope)
             if len(chain) == 2 and all(sign > 0 for sign, _ in chain):
                 exps = [self.exp_of(ctx, t, arg.scope) for _, t in chain]
                 ones = [constant(ctx, t, arg.scope) == 1.0 for _, t in chain]
@@ -139,7 +139,8 @@ class LogSumExp(Rule):
         on the way from the log, the note saying where) for an exp found under ``arg``."""
         exp, inner = found
         crossed = arg.crossed_statements or inner.crossed_statements
-        return exp, inner.scope, crossed, origin_note(ctx, inner) or origin_note(ctx, arg)
+        scope = inner.scope if inner.fixable_in(inner.scope, ctx) else None  # None: no rewrite
+        return exp, scope, crossed, origin_note(ctx, inner) or origin_note(ctx, arg)
 
     @staticmethod
     def applicability(crossed: bool) -> str:

@@ -12,8 +12,9 @@ from nanlint import ops as o
 from nanlint.context import FileContext, OpCall
 from nanlint.guards import constant, nonnegative
 from nanlint.resolve import ASSIGN, Scope
+from nanlint.gradients import not_differentiated
 from nanlint.rule import Rule
-from nanlint.rules._gradient_traps import bare, follow, is_op, key, not_differentiated, replace_all
+from nanlint.rules._gradient_traps import bare, follow, is_op, key, replace_all
 from nanlint.values import is_literal, number
 
 SAFE_VALUE = "1.0"  # in the domain of 1/x, log, sqrt, rsqrt, x ** p
@@ -280,7 +281,7 @@ class SingleWhere(Rule):
     @staticmethod
     def make_fix(ctx: FileContext, call: OpCall, cond, role: str, branch, resolved, sites) -> fixes.Fix:
         message = "Guard the input with the same condition: where(c, f(where(c, x, 1.0)), other)"
-        if not pure(ctx, cond, call.scope) or resolved.scope is not call.scope:
+        if not pure(ctx, cond, call.scope) or not resolved.fixable_in(call.scope):
             return fixes.Fix(fixes.DISPLAY_ONLY, message)
         mapping: dict[int, cst.CSTNode] = {}
         imports: list[fixes.Import] = []

@@ -7,12 +7,12 @@ from __future__ import annotations
 from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext
+from nanlint.gradients import not_differentiated
 from nanlint.rule import Rule
 from nanlint.rules._gradient_traps import (
     euclidean_norm,
     is_difference,
     norm_as_sqrt_sum,
-    not_differentiated,
     sqrt_argument,
     sqrt_plus_eps,
     square_base,

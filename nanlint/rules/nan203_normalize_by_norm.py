@@ -12,6 +12,7 @@ from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall
 from nanlint.resolve import Scope
+from nanlint.gradients import not_differentiated
 from nanlint.rule import Rule
 from nanlint.rules._gradient_traps import (
     binop,
@@ -21,7 +22,6 @@ from nanlint.rules._gradient_traps import (
     is_op,
     key,
     norm_as_sqrt_sum,
-    not_differentiated,
     sqrt_argument,
     sqrt_plus_eps,
     sum_of_squares,
@@ -121,7 +121,7 @@ class NormalizeByNorm(Rule):
     @staticmethod
     def make_fix(ctx: FileContext, node, scope: Scope, num, den, found: Norm, resolved) -> fixes.Fix:
         fw = found.framework
-        if resolved.scope is not scope:
+        if not resolved.fixable_in(scope):
             return fixes.Fix(fixes.DISPLAY_ONLY, "Normalize with an epsilon")
         axis_known = found.axis is not None and _true(found.keepdims)
         if o.L2_NORMALIZE in fw.targets:

@@ -8,9 +8,11 @@ import libcst as cst
 from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall
+from nanlint.reach import argument
 from nanlint.resolve import Scope
+from nanlint.gradients import not_differentiated
 from nanlint.rule import Rule
-from nanlint.rules._gradient_traps import bare, follow, hazard, is_op, key, not_differentiated
+from nanlint.rules._gradient_traps import bare, follow, hazard, is_op, key
 
 
 def masked_test(ctx: FileContext, cond, scope: Scope) -> OpCall | None:
@@ -33,25 +35,63 @@ class NanMasking(Rule):
     triggers = (frozenset({o.WHERE, o.MASKED_FILL, o.NAN_TO_NUM}),)
 
     def check(self, ctx: FileContext) -> None:
+        helpers: dict[int, tuple[str, int | str]] = {}  # a function that masks its parameter
         for call in ctx.calls(o.WHERE, o.MASKED_FILL, o.NAN_TO_NUM):
-            if call.op == o.NAN_TO_NUM:
-                masked = call.x
-                how = "nan_to_num"
-            else:
-                test = masked_test(ctx, call.value("cond"), call.scope)
-                if test is None or test.x is None:
-                    continue
-                branches = [call.value("x"), call.value("y")] if call.op == o.WHERE else [call.x]
-                wanted = key(ctx, test.x)
-                masked = next((b for b in branches if b is not None and key(ctx, b) == wanted), None)
-                how = f"masking with {test.op}"
-            if masked is None:
+            found = self.masked(ctx, call)
+            if found is None:
                 continue
-            what = hazard(ctx, masked, call.scope)
-            if what is None or not_differentiated(ctx, call.node, call.framework):
-                continue  # the masked value is right; only a gradient could be NaN
-            message = (f"{how} hides the non-finite values of a {what} but not its gradient: the "
-                       "masked entries still send 0 * inf = NaN back; fix the source (a fused op, "
-                       f"or guard the input with where(c, x, safe) before the {what})")
-            ctx.report(call.node, message, fixes.Fix(
-                fixes.DISPLAY_ONLY, f"Guard the input of the {what} (or use the fused op) instead of masking its output"))
+            masked, how = found
+            param = self.helper_parameter(ctx, call, masked)
+            if param is not None:
+                helpers[id(call.scope)] = (how, param)
+                continue  # reported where the helper is applied to a hazard
+            self.judge(ctx, call.node, call.scope, masked, how, call.framework)
+        if not helpers:
+            return
+        for node, scope in ctx.index.calls:
+            returned = ctx.returns_of(node, scope)
+            if returned is None or id(returned[0]) not in helpers:
+                continue
+            how, param = helpers[id(returned[0])]
+            arg = argument(returned[0].node, param, node)
+            if arg is not None:
+                name = ctx.code(node.func)
+                self.judge(ctx, node, scope, arg, f"{how} (in `{name}`)", None)
+
+    @staticmethod
+    def masked(ctx: FileContext, call: OpCall) -> tuple[cst.BaseExpression, str] | None:
+        """The value a where/masked_fill/nan_to_num masks the non-finite entries of."""
+        if call.op == o.NAN_TO_NUM:
+            return (call.x, "nan_to_num") if call.x is not None else None
+        test = masked_test(ctx, call.value("cond"), call.scope)
+        if test is None or test.x is None:
+            return None
+        branches = [call.value("x"), call.value("y")] if call.op == o.WHERE else [call.x]
+        wanted = key(ctx, test.x)
+        masked = next((b for b in branches if b is not None and key(ctx, b) == wanted), None)
+        return (masked, f"masking with {test.op}") if masked is not None else None
+
+    @staticmethod
+    def helper_parameter(ctx: FileContext, call: OpCall, masked: cst.BaseExpression):
+        """The parameter (node) of a helper ``def mask_nan(x, c): return where(is_finite(x), x, c)``
+        whose return value is this masking of the parameter ``masked``."""
+        scope = call.scope
+        if scope.kind != "function" or len(scope.returns) != 1 or scope.returns[0].value is not call.node:
+            return None
+        if not isinstance(masked, cst.Name):
+            return None
+        bindings = scope.bindings.get(masked.value, [])
+        if len(bindings) == 1 and isinstance(bindings[0].node, cst.Param):
+            return bindings[0].node
+        return None
+
+    @staticmethod
+    def judge(ctx: FileContext, node: cst.CSTNode, scope: Scope, masked, how: str, framework) -> None:
+        what = hazard(ctx, masked, scope)
+        if what is None or not_differentiated(ctx, node, framework):
+            return  # the masked value is right; only a gradient could be NaN
+        message = (f"{how} hides the non-finite values of a {what} but not its gradient: the "
+                   "masked entries still send 0 * inf = NaN back; fix the source (a fused op, "
+                   f"or guard the input with where(c, x, safe) before the {what})")
+        ctx.report(node, message, fixes.Fix(
+            fixes.DISPLAY_ONLY, f"Guard the input of the {what} (or use the fused op) instead of masking its output"))

@@ -113,7 +113,7 @@ class ManualSoftmax(Rule):
                              "Replace with softmax(x, axis) (the sum drops its axis, so the division "
                              "broadcasts it against the trailing axis: equal to softmax only for 1-D x)")
         message = "Replace with softmax"
-        if any(r.scope is not div.scope for r in resolved):
+        if any(not r.fixable_in(div.scope) for r in resolved):
             return fixes.Fix(fixes.DISPLAY_ONLY, message)
         axis_arg = total.args["axis"]
         x = exp.x

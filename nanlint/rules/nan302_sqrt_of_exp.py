@@ -52,7 +52,7 @@ class SqrtOfExp(Rule):
     @staticmethod
     def make_fix(node: cst.BaseExpression, scope, exp: OpCall, resolved: Resolved) -> fixes.Fix:
         message = "Replace with exp(0.5 * v)"
-        if exp.x is None or resolved.scope is not scope:
+        if exp.x is None or not resolved.fixable_in(scope):
             return fixes.Fix(fixes.DISPLAY_ONLY, message)
         half = _half_times(exp.x)
         if exp.is_method:

@@ -1,0 +1,228 @@
+"""Value flow: hazards and guards reach a use the way training code moves them
+(issue: value facts).  Each hazard here is a real -inf/NaN in value or gradient;
+each guarded look-alike must stay silent."""
+
+import pytest
+
+from conftest import codes, lint
+
+
+def one(src, code):
+    found = [f for f in lint(src) if f.code == code]
+    assert len(found) == 1, [(f.code, f.message) for f in lint(src)]
+    return found[0]
+
+
+# --- 1. conditions written with framework functions, bound to names -------------------
+def test_single_where_with_condition_bound_to_a_framework_function():
+    src = """\
+        import tensorflow as tf
+        def f(x):
+            x_ok = tf.not_equal(x, 0.)
+            safe_f_x = tf.zeros_like(x)
+            return tf.where(x_ok, 1. / x, safe_f_x)
+    """
+    assert "NAN201" in codes(src)
+
+
+def test_single_where_with_greater_condition_and_log():
+    src = """\
+        import tensorflow as tf
+        def f(x):
+            return tf.where(tf.greater(x, 0.), tf.math.log(x), tf.zeros_like(x))
+    """
+    assert "NAN201" in codes(src)
+
+
+def test_single_where_torch_method_condition():
+    src = """\
+        import torch
+        def f(x):
+            ok = x.ne(0)
+            return torch.where(ok, 1 / x, torch.zeros_like(x))
+    """
+    assert "NAN201" in codes(src)
+
+
+# --- 2. rebinding and loops ---------------------------------------------------------------
+def test_rebinding_through_a_shape_op_inside_a_loop():
+    src = """\
+        import torch.nn.functional as F
+        for batch in loader:
+            q = F.softmax(net(batch.x), dim=-1)
+            q = q.view(-1, k)
+            loss = F.nll_loss(q.log(), batch.y)
+    """
+    finding = one(src, "NAN101")
+    assert finding.fix_applicability == "display-only"
+
+
+def test_rebound_clamp_after_the_softmax_is_silent():
+    src = """\
+        import torch
+        import torch.nn.functional as F
+        for batch in loader:
+            q = F.softmax(net(batch.x), dim=-1)
+            q = q.clamp(min=1e-7)
+            loss = F.nll_loss(q.log(), batch.y)
+    """
+    assert "NAN101" not in codes(src)
+
+
+# --- 3. branches ------------------------------------------------------------------------------
+def test_every_branch_a_softmax():
+    src = """\
+        import tensorflow as tf
+        if label_smoothing:
+            probs = tf.nn.softmax(logits / T)
+        else:
+            probs = tf.nn.softmax(logits)
+        ce = -tf.reduce_sum(y * tf.math.log(probs), -1)
+    """
+    finding = one(src, "NAN103")  # the cross entropy, which supersedes NAN101's log(softmax)
+    assert finding.fix_applicability == "display-only"  # two softmaxes: no single rewrite
+    assert "one of several values" in finding.message
+
+
+def test_one_branch_clipped_is_silent():
+    src = """\
+        import tensorflow as tf
+        if label_smoothing:
+            probs = tf.nn.softmax(logits / T)
+        else:
+            probs = tf.clip_by_value(tf.nn.softmax(logits), 1e-7, 1.)
+        ce = -tf.reduce_sum(y * tf.math.log(probs), -1)
+    """
+    assert "NAN101" not in codes(src)
+
+
+# --- 4. functions ------------------------------------------------------------------------------
+def test_tuple_return_unpacked():
+    src = """\
+        import tensorflow as tf
+        def encoder(x):
+            h = dense(x)
+            return h, tf.sigmoid(h)
+        _, p = encoder(x)
+        bce = -(t * tf.math.log(p) + (1 - t) * tf.math.log(1 - p))
+    """
+    assert "NAN104" in codes(src) or codes(src).count("NAN102") == 2
+
+
+def test_tuple_return_subscripted():
+    src = """\
+        import torch
+        def heads(x):
+            return x, torch.softmax(x, -1)
+        p = heads(z)[1]
+        y = torch.log(p)
+    """
+    assert "NAN101" in codes(src)
+
+
+def test_parameter_fed_softmax_at_the_call_site():
+    src = """\
+        import torch.nn.functional as F
+        def kl(p, q):
+            return (p * (p.log() - q.log())).sum(-1)
+        loss = kl(F.softmax(a, -1), F.softmax(b, -1))
+    """
+    found = [f for f in lint(src) if f.code == "NAN101"]
+    assert len(found) == 2
+    assert all("line 4" in f.message for f in found)
+    assert all(f.fix_applicability == "display-only" for f in found)
+
+
+def test_parameter_fed_logits_is_silent():
+    src = """\
+        import torch.nn.functional as F
+        def kl(p, q):
+            return (p * (p.log() - q.log())).sum(-1)
+        loss = kl(a, b)
+    """
+    assert "NAN101" not in codes(src)
+
+
+def test_returned_name_rebound_in_sequence():
+    src = """\
+        import tensorflow as tf
+        def predict(x):
+            out = tf.matmul(x, w)
+            out = tf.nn.softmax(out)
+            return out
+        loss = -tf.reduce_sum(y * tf.log(predict(x)))
+    """
+    assert {"NAN101", "NAN103"} & set(codes(src))
+
+
+# --- 7. operator methods and functions ---------------------------------------------------------
+@pytest.mark.parametrize("expr", [
+    "torch.exp(z).add(1).log()",
+    "torch.log(torch.add(1, torch.exp(z)))",
+    "torch.log(1 + z.exp())",
+])
+def test_softplus_through_operator_methods(expr):
+    assert "NAN106" in codes(f"import torch\ny = {expr}\n")
+
+
+# --- 8. a NaN-masking helper applied to a log output -----------------------------------------------
+def test_nan_masking_helper_recognised_by_its_body():
+    src = """\
+        import tensorflow as tf
+        def mask_nan(x, c):
+            return tf.where(tf.math.is_finite(x), x, c * tf.ones_like(x))
+        ce = y_ * tf.math.log(y_conv)
+        ce = mask_nan(ce, 3)
+    """
+    assert "NAN205" in codes(src)
+
+
+# --- guards one step away ---------------------------------------------------------------------------
+def test_clip_one_statement_before_sqrt_of_exp():
+    src = """\
+        import tensorflow as tf
+        def f(v):
+            v = tf.clip_by_value(v, -87., 87.)
+            return tf.sqrt(tf.exp(v))
+    """
+    assert "NAN302" not in codes(src)
+
+
+def test_maximum_before_where_over_log_is_silent():
+    src = """\
+        import tensorflow as tf
+        def f(p):
+            prob = tf.maximum(p, 1e-12)
+            return tf.where(p > 0, tf.math.log(prob), tf.zeros_like(p))
+    """
+    assert "NAN201" not in codes(src)
+
+
+def test_where_bounded_exponent_is_silent():
+    src = """\
+        import jax.numpy as jnp
+        def softplus(x):
+            neg_abs = jnp.where(x >= 0, -x, x)
+            return jnp.log1p(jnp.exp(neg_abs)) + jnp.maximum(x, 0)
+    """
+    assert "NAN106" not in codes(src)
+
+
+# --- never differentiated: helpers reached only from no_grad code ---------------------------------
+HELPER = """\
+    import torch
+    class Pipeline:
+        def _dist(self, a, b):
+            return torch.sqrt(((a - b) ** 2).sum(-1))
+        {decorator}
+        def __call__(self, a, b):
+            return self._dist(a, b)
+"""
+
+
+def test_helper_only_called_from_a_no_grad_method_is_silent():
+    assert "NAN202" not in codes(HELPER.format(decorator="@torch.no_grad()"))
+
+
+def test_helper_called_from_a_training_method_is_flagged():
+    assert "NAN202" in codes(HELPER.format(decorator="@staticmethod"))
