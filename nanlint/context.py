@@ -60,6 +60,8 @@ class RawFinding:
     name: str = ""
 
 
+_COMPARISONS = {"equal": cst.Equal, "not_equal": cst.NotEqual, "greater": cst.GreaterThan,
+                "greater_equal": cst.GreaterThanEqual, "less": cst.LessThan, "less_equal": cst.LessThanEqual}
 _OPERATORS = {"add": cst.Add, "subtract": cst.Subtract, "multiply": cst.Multiply, "divide": cst.Divide}
 
 
@@ -246,6 +248,22 @@ class FileContext:
         if any(a.keyword is not None and a.keyword.value in ("alpha", "rounding_mode") for a in call.node.args):
             return expr  # torch.add(a, b, alpha=2), div(..., rounding_mode=...): not the operator
         return cst.BinaryOperation(call.x, _OPERATORS[call.op](), call.value("y"))  # type: ignore[arg-type]
+
+    def condition(self, expr: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
+        """A condition written with framework functions or methods (``tf.not_equal(x, 0.)``,
+        ``x.gt(0)``, ``jnp.logical_and(a, b)``) as the operators it computes (a new node
+        over the same operands, for reading only); anything else as it is."""
+        call = self.op_call(expr, scope) if isinstance(expr, cst.Call) else None
+        if call is None or call.x is None:
+            return expr
+        if call.op in _COMPARISONS and call.has("y"):
+            return cst.Comparison(call.x, [cst.ComparisonTarget(_COMPARISONS[call.op](), call.value("y"))])  # type: ignore[arg-type]
+        if call.op in ("logical_and", "logical_or") and call.has("y"):
+            operator = cst.BitAnd() if call.op == "logical_and" else cst.BitOr()
+            return cst.BinaryOperation(call.x, operator, call.value("y"))  # type: ignore[arg-type]
+        if call.op == "logical_not":
+            return cst.UnaryOperation(cst.BitInvert(), call.x)
+        return expr
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.positions[node].start.line

@@ -8,46 +8,10 @@ import libcst as cst
 from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall, Resolved, origin_note
+from nanlint.facts import bounded_exponent
 from nanlint.guards import constant, terms
 from nanlint.resolve import Scope
 from nanlint.rule import Rule
-
-_NONNEG = (o.ABS, o.SQUARE, o.EXP, o.SOFTPLUS, o.SIGMOID, o.SOFTMAX, o.SQRT, o.NORM)
-
-
-def bounded_exponent(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> bool:
-    """``exp(expr)`` cannot overflow: ``expr`` is ``-abs(.)``, ``-square(.)``,
-    ``-(.)**2``, a constant below 88, or clipped above by one."""
-    if expr is None:
-        return False
-    value = constant(ctx, expr, scope)
-    if value is not None:
-        return value < 88
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        inner = expr.expression
-        if isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.Power):
-            p = constant(ctx, inner.right, scope)
-            return p is not None and p == int(p) and int(p) % 2 == 0
-        call = ctx.op_call(inner, scope)
-        return call is not None and call.op in _NONNEG
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Multiply, cst.Divide)):
-        # -abs(d) * c (keras' logaddexp2): a non-positive exponent scaled by a factor that is
-        # not a negative constant
-        for a, b in ((expr.left, expr.right), (expr.right, expr.left)):
-            if isinstance(expr.operator, cst.Divide) and a is expr.right:
-                continue
-            factor = constant(ctx, b, scope)
-            if (factor is None or factor > 0) and bounded_exponent(ctx, a, scope) and constant(ctx, a, scope) is None:
-                return True
-        return False
-    call = ctx.op_call(expr, scope)
-    if call is not None and call.op in (o.CLIP, o.MINIMUM):
-        bound = call.value("hi") if call.op == o.CLIP else None
-        values = [constant(ctx, bound, scope)] if bound is not None else \
-            [constant(ctx, call.x, scope), constant(ctx, call.value("y"), scope)]
-        return any(v is not None and v < 88 for v in values)
-    return False
-
 
 def shifted(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> cst.BaseExpression | None:
     """``exp(x - m)``, also through ``shifted = x - m``: the subtrahend ``m`` of a

@@ -90,7 +90,7 @@ def compared(ctx: FileContext, cond: cst.BaseExpression, scope: Scope, depth: in
     if depth < 0:
         return out
     cond, scope = follow(ctx, cond, scope)
-    cond = bare(cond)
+    cond = bare(ctx.condition(bare(cond), scope))
     if isinstance(cond, cst.Comparison):
         for operand in [cond.left] + [c.comparator for c in cond.comparisons]:
             if is_literal(operand):
@@ -119,7 +119,7 @@ def condition_at(ctx: FileContext, cond: cst.BaseExpression, scope: Scope, targe
     if depth < 0:
         return None
     cond, scope = follow(ctx, cond, scope)
-    cond = bare(cond)
+    cond = bare(ctx.condition(bare(cond), scope))
     if isinstance(cond, cst.Comparison) and len(cond.comparisons) == 1:
         op = _COMPARE.get(type(cond.comparisons[0].operator))
         left, right = cond.left, cond.comparisons[0].comparator
@@ -146,7 +146,7 @@ def small_value_test(ctx: FileContext, cond: cst.BaseExpression, scope: Scope, i
     ``t`` makes such a test anything but constant (``norm < 0`` is never true, ``norm >= 0``
     always), so at 0 the "small" side holds -- ``where(norm < max_norm, g, g * max_norm / norm)``."""
     cond, scope = follow(ctx, cond, scope)
-    cond = bare(cond)
+    cond = bare(ctx.condition(bare(cond), scope))
     if not (isinstance(cond, cst.Comparison) and len(cond.comparisons) == 1):
         return None
     operator = type(cond.comparisons[0].operator)

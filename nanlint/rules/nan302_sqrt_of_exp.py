@@ -7,6 +7,7 @@ import libcst as cst
 from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall, Resolved, origin_note
+from nanlint.facts import bounded_exponent
 from nanlint.rule import Rule
 from nanlint.sites import POW_HALF
 from nanlint.values import number
@@ -44,6 +45,8 @@ class SqrtOfExp(Rule):
             if found is None:
                 continue
             exp, resolved = found
+            if bounded_exponent(ctx, exp.x, resolved.scope if resolved.ctx is None else scope):
+                continue  # v is clipped (or otherwise kept) below 88: exp(v) is finite
             message = ("sqrt(exp(v)) is inf once exp(v) overflows (v > ~88.7 in float32) and its gradient "
                        "is inf/inf = NaN; exp(0.5 * v) is the same value and finite up to v ~ 177"
                        + origin_note(ctx, resolved))
