@@ -6,8 +6,10 @@ that spells an op when a fix needs it.
 
 Argument *roles* are framework-neutral parameter names: ``x`` is the main
 tensor, ``y`` the second operand, ``axis`` the reduction/softmax axis,
-``keepdims``, ``lo``/``hi`` for clipping bounds, ``cond`` for ``where``'s
-condition, ``labels``/``logits`` for fused losses.
+``keepdims``, ``lo``/``hi`` for clipping bounds (and a uniform draw's range),
+``cond`` for ``where``'s condition, ``labels``/``logits`` for fused losses;
+for model and layer constructors ``layers`` (a Sequential's list),
+``inputs``/``outputs`` (a functional model's) and ``activation`` (a layer's).
 """
 
 from __future__ import annotations
@@ -39,6 +41,23 @@ IS_NAN = "is_nan"
 NAN_TO_NUM = "nan_to_num"
 WHERE = "where"
 MASKED_FILL = "masked_fill"
+FLOOR = "floor"
+ROUND = "round"
+RELU = "relu"  # max(x, 0) only: relu/relu6, not leaky forms (keras' relu(x, alpha))
+# --- layout and dtype: the values keep their signs and zeros ----------------------
+# x is the input (for concat/stack: the sequence of inputs); dtype where one is given.
+# torch's ``x.type()`` with no dtype returns a string: check ``has("dtype")``.
+SHAPE = "shape"
+# --- comparisons and logic (x, y; logical_not: x) --------------------------------------
+EQUAL = "equal"
+NOT_EQUAL = "not_equal"
+GREATER = "greater"
+GREATER_EQUAL = "greater_equal"
+LESS = "less"
+LESS_EQUAL = "less_equal"
+LOGICAL_AND = "logical_and"
+LOGICAL_OR = "logical_or"
+LOGICAL_NOT = "logical_not"
 # --- activations and fused forms ---------------------------------------------
 SOFTMAX = "softmax"
 LOG_SOFTMAX = "log_softmax"
@@ -55,6 +74,10 @@ STOP_GRADIENT = "stop_gradient"  # jax.lax.stop_gradient, tf.stop_gradient, x.de
 SUM = "sum"
 MEAN = "mean"
 NORM = "norm"
+REDUCE_MAX = "reduce_max"  # torch.max(x, dim): also torch.max(a, b), whose b binds as axis
+REDUCE_MIN = "reduce_min"
+# --- random ----------------------------------------------------------------------------
+RANDOM_UNIFORM = "random_uniform"  # [lo, hi), by default [0, 1)
 # --- products (dot products feed acos/asin) ------------------------------------------
 MATMUL = "matmul"  # matmul/mm/bmm and ``@``
 DOT = "dot"  # dot/vdot/inner
@@ -71,13 +94,30 @@ BCE_WITH_LOGITS_LOSS = "bce_with_logits_loss"
 # --- optimizers (constructors) -----------------------------------------------------
 OPTIMIZER = "optimizer"
 ADAM_OPTIMIZER = "adam_optimizer"  # Adam family: Adam, AdamW, Adamax, Nadam
+# --- models and layers (constructors, and the classes models subclass) ---------------------
+SEQUENTIAL = "sequential"  # torch: layers are the positional args (no role); keras/flax/haiku: layers
+FUNCTIONAL_MODEL = "functional_model"  # keras Model(inputs, outputs); also a base class
+SOFTMAX_LAYER = "softmax_layer"
+SIGMOID_LAYER = "sigmoid_layer"
+LOG_SOFTMAX_LAYER = "log_softmax_layer"
+DENSE_LAYER = "dense_layer"  # keras Dense and Conv*D: their activation
+ACTIVATION_LAYER = "activation_layer"
+MODULE_BASE = "module_base"  # torch.nn.Module, keras Layer, tf.Module, flax/haiku Module
 
 ALL_OPS = frozenset(
     value for name, value in dict(globals()).items() if name.isupper() and isinstance(value, str)
 )
 
+# A class whose base resolves to one of these is a model or layer (``keras.Model`` is
+# both the functional constructor and a base: one qualified name has one op).
+MODEL_BASES = frozenset({MODULE_BASE, FUNCTIONAL_MODEL, SEQUENTIAL})
+# Calls that build a new object or draw new values: not pure.
+CONSTRUCTORS = frozenset({SEQUENTIAL, FUNCTIONAL_MODEL, SOFTMAX_LAYER, SIGMOID_LAYER, LOG_SOFTMAX_LAYER,
+                          DENSE_LAYER, ACTIVATION_LAYER, MODULE_BASE})
+
 ROLES = frozenset({"x", "y", "axis", "keepdims", "lo", "hi", "cond", "labels", "logits",
-                   "ord", "eps", "value", "reduction", "lr", "epsilon", "dtype"})
+                   "ord", "eps", "value", "reduction", "lr", "epsilon", "dtype",
+                   "activation", "inputs", "outputs", "layers"})
 
 
 @dataclass(frozen=True)

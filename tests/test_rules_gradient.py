@@ -130,6 +130,22 @@ def test_single_where_impure_condition_is_display_only():
     assert fixed(src, "NAN201") == body(src)
 
 
+@pytest.mark.parametrize("header, call", [
+    ("import tensorflow as tf", "tf.where((x > 0) & (tf.random.uniform([]) > 0.5), tf.math.log(x), 0.0)"),
+    ("import torch", "torch.where((x > 0) & (torch.rand_like(x) > 0.5), torch.log(x), 0.0)"),
+])
+def test_single_where_random_condition_is_display_only(header, call):
+    """A uniform draw is a framework op but not pure: repeating it draws again."""
+    src = f"""
+    {header}
+
+    def f(x):
+        return {call}
+    """
+    found = only(src, "NAN201")
+    assert [f.fix_applicability for f in found] == ["display-only"]
+
+
 def test_single_where_tf1_uses_where_v2():
     src = """
     import tensorflow.compat.v1 as tf

@@ -1,4 +1,5 @@
-"""JAX: ``jax.numpy``, ``jax.nn``, ``jax.scipy.special``, ``jax.lax`` and optax optimizers."""
+"""JAX: ``jax.numpy``, ``jax.nn``, ``jax.scipy.special``, ``jax.lax``, ``jax.random``,
+optax optimizers, and the model classes of flax.linen and haiku."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from nanlint import ops as o
 from nanlint.ops import Fn, Framework, fn
 
 FUNCTIONS: dict[str, Fn] = {}
+METHODS: dict[str, Fn] = {}
 
 
 def jnp(paths: str, f: Fn, lax: bool = False) -> None:
@@ -49,6 +51,45 @@ jnp("dot vdot inner", fn(o.DOT, "a:x b:y", varargs=True))
 jnp("tensordot", fn(o.TENSORDOT, "a:x b:y axes", varargs=True))
 jnp("einsum", fn(o.EINSUM, "subscripts", varargs=True))
 jnp("logaddexp", fn(o.LOGADDEXP, "x1:x x2:y"))
+jnp("floor", fn(o.FLOOR), lax=True)
+jnp("round around", fn(o.ROUND, "a:x decimals out"))
+FUNCTIONS["jax.lax.round"] = fn(o.ROUND, "x rounding_method")
+jnp("max amax", fn(o.REDUCE_MAX, "a:x axis out keepdims", kwonly="initial where"))
+jnp("min amin", fn(o.REDUCE_MIN, "a:x axis out keepdims", kwonly="initial where"))
+FUNCTIONS["jax.lax.reduce_max"] = fn(o.REDUCE_MAX, "operand:x axes:axis")
+FUNCTIONS["jax.lax.reduce_min"] = fn(o.REDUCE_MIN, "operand:x axes:axis")
+
+# --- layout and dtype (SHAPE): x is the array, or the sequence for concatenate/stack ---------
+jnp("reshape", fn(o.SHAPE, "a:x shape order", kwonly="newshape copy"))
+jnp("squeeze", fn(o.SHAPE, "a:x axis"))
+jnp("expand_dims", fn(o.SHAPE, "a:x axis"))
+jnp("transpose", fn(o.SHAPE, "a:x axes"))
+jnp("tile", fn(o.SHAPE, "A:x reps"))
+jnp("repeat", fn(o.SHAPE, "a:x repeats axis", kwonly="total_repeat_length"))
+jnp("take", fn(o.SHAPE, "a:x indices axis out mode unique_indices indices_are_sorted fill_value"))
+jnp("take_along_axis", fn(o.SHAPE, "arr:x indices axis mode fill_value"))
+jnp("concatenate", fn(o.SHAPE, "arrays:x axis dtype"))
+jnp("stack", fn(o.SHAPE, "arrays:x axis out dtype"))
+jnp("ravel", fn(o.SHAPE, "a:x order"))
+jnp("astype", fn(o.SHAPE, "x dtype:dtype", kwonly="copy device"))
+METHODS["astype"] = fn(o.SHAPE, "dtype:dtype", kwonly="copy device")  # x.astype(jnp.float16)
+FUNCTIONS["jax.lax.reshape"] = fn(o.SHAPE, "operand:x new_sizes dimensions")
+FUNCTIONS["jax.lax.squeeze"] = fn(o.SHAPE, "array:x dimensions")
+FUNCTIONS["jax.lax.expand_dims"] = fn(o.SHAPE, "array:x dimensions")
+FUNCTIONS["jax.lax.transpose"] = fn(o.SHAPE, "operand:x permutation")
+FUNCTIONS["jax.lax.concatenate"] = fn(o.SHAPE, "operands:x dimension")
+FUNCTIONS["jax.lax.convert_element_type"] = fn(o.SHAPE, "operand:x new_dtype:dtype")
+# (jax.lax.stop_gradient is STOP_GRADIENT, above)
+
+# --- comparisons and logic ------------------------------------------------------------
+for _names, _op in (("equal eq", o.EQUAL), ("not_equal ne", o.NOT_EQUAL), ("greater gt", o.GREATER),
+                    ("greater_equal ge", o.GREATER_EQUAL), ("less lt", o.LESS), ("less_equal le", o.LESS_EQUAL)):
+    numpy_name, lax_name = _names.split()
+    jnp(numpy_name, fn(_op, "x1:x x2:y"))
+    FUNCTIONS["jax.lax." + lax_name] = fn(_op, "x y")
+jnp("logical_and", fn(o.LOGICAL_AND, "x1:x x2:y"))
+jnp("logical_or", fn(o.LOGICAL_OR, "x1:x x2:y"))
+jnp("logical_not", fn(o.LOGICAL_NOT))
 
 FUNCTIONS["jax.nn.softmax"] = fn(o.SOFTMAX, "x axis where initial")
 FUNCTIONS["jax.nn.log_softmax"] = fn(o.LOG_SOFTMAX, "x axis where initial")
@@ -58,6 +99,16 @@ FUNCTIONS["jax.nn.log_sigmoid"] = fn(o.LOG_SIGMOID)
 FUNCTIONS["jax.nn.softplus"] = fn(o.SOFTPLUS)
 FUNCTIONS["jax.nn.logsumexp"] = fn(o.LOGSUMEXP, "a:x axis b keepdims return_sign where")
 FUNCTIONS["jax.scipy.special.logsumexp"] = fn(o.LOGSUMEXP, "a:x axis b keepdims return_sign where")
+for _ns in ("jax.nn.", "flax.linen."):  # flax.linen re-exports jax.nn's activations
+    FUNCTIONS[_ns + "relu"] = fn(o.RELU)
+    FUNCTIONS[_ns + "relu6"] = fn(o.RELU)
+FUNCTIONS["jax.random.uniform"] = fn(o.RANDOM_UNIFORM, "key shape dtype:dtype minval:lo maxval:hi")
+
+# --- models: flax.linen and haiku ----------------------------------------------------------
+FUNCTIONS["flax.linen.Module"] = fn(o.MODULE_BASE, "", varargs=True)
+FUNCTIONS["haiku.Module"] = fn(o.MODULE_BASE, "name")
+FUNCTIONS["flax.linen.Sequential"] = fn(o.SEQUENTIAL, "layers", varargs=True)
+FUNCTIONS["haiku.Sequential"] = fn(o.SEQUENTIAL, "layers name")
 
 _adam = fn(o.ADAM_OPTIMIZER, "learning_rate:lr b1 b2 eps:epsilon", varargs=True)
 for _name in ("adam", "adamw", "adamax", "adamaxw", "nadam", "nadamw", "radam", "amsgrad"):
@@ -70,6 +121,7 @@ FRAMEWORK = Framework(
     display="JAX",
     roots=("jax", "optax"),
     functions=FUNCTIONS,
+    methods=METHODS,
     targets={
         o.LOG_SOFTMAX: ("jax.nn.log_softmax",),
         o.LOG_SIGMOID: ("jax.nn.log_sigmoid",),

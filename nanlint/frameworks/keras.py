@@ -1,5 +1,6 @@
 """Keras 3 ``keras.ops`` (also reached as ``tf.keras.ops``), ``keras.activations``,
-Keras 2's ``keras.backend`` and the Keras optimizers."""
+``keras.random``, Keras 2's ``keras.backend``, the Keras optimizers, and the model
+and layer classes (``keras.Sequential``, ``layers.Dense``; also as ``tf.keras``)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,34 @@ kops("einsum", fn(o.EINSUM, "subscripts", varargs=True))
 for _path in ("keras.losses.", "tensorflow.keras.losses."):
     FUNCTIONS[_path + "cosine_similarity"] = fn(o.COSINE_SIMILARITY, "y_true:x y_pred:y axis")
 kops("normalize", fn(o.L2_NORMALIZE, "x axis order epsilon:eps"))
+kops("floor", fn(o.FLOOR))
+kops("round", fn(o.ROUND, "x decimals"))
+kops("relu relu6", fn(o.RELU))
+kops("max amax", fn(o.REDUCE_MAX, "x axis keepdims initial"))
+kops("min amin", fn(o.REDUCE_MIN, "x axis keepdims initial"))
+# --- layout and dtype (SHAPE): x is the tensor, or the sequence for concatenate/stack -------
+kops("reshape", fn(o.SHAPE, "x newshape"))
+kops("squeeze", fn(o.SHAPE, "x axis"))
+kops("expand_dims", fn(o.SHAPE, "x axis"))
+kops("transpose", fn(o.SHAPE, "x axes"))
+kops("tile", fn(o.SHAPE, "x repeats"))
+kops("repeat", fn(o.SHAPE, "x repeats axis"))
+kops("take", fn(o.SHAPE, "x indices axis"))
+kops("take_along_axis", fn(o.SHAPE, "x indices axis"))
+kops("concatenate", fn(o.SHAPE, "xs:x axis"))
+kops("stack", fn(o.SHAPE, "x axis"))
+kops("ravel", fn(o.SHAPE))
+kops("cast", fn(o.SHAPE, "x dtype:dtype"))
+# --- comparisons and logic ------------------------------------------------------------
+kops("equal", fn(o.EQUAL, "x1:x x2:y"))
+kops("not_equal", fn(o.NOT_EQUAL, "x1:x x2:y"))
+kops("greater", fn(o.GREATER, "x1:x x2:y"))
+kops("greater_equal", fn(o.GREATER_EQUAL, "x1:x x2:y"))
+kops("less", fn(o.LESS, "x1:x x2:y"))
+kops("less_equal", fn(o.LESS_EQUAL, "x1:x x2:y"))
+kops("logical_and", fn(o.LOGICAL_AND, "x1:x x2:y"))
+kops("logical_or", fn(o.LOGICAL_OR, "x1:x x2:y"))
+kops("logical_not", fn(o.LOGICAL_NOT))
 kops("categorical_crossentropy", fn(o.CROSS_ENTROPY, "target:labels output:x from_logits axis"))
 kops("binary_crossentropy", fn(o.BINARY_CROSS_ENTROPY, "target:labels output:x from_logits"))
 
@@ -67,6 +96,32 @@ for _path in ("keras.activations.", "tensorflow.keras.activations."):
     FUNCTIONS[_path + "log_softmax"] = fn(o.LOG_SOFTMAX, "x axis")
     FUNCTIONS[_path + "softplus"] = fn(o.SOFTPLUS)
 
+for _path in ("keras.random.", "tensorflow.keras.random."):
+    FUNCTIONS[_path + "uniform"] = fn(o.RANDOM_UNIFORM, "shape minval:lo maxval:hi dtype:dtype seed")
+
+# --- models and layers: Keras 3 and Keras 2 (tf.keras, tf.compat.v1.keras) ----------------
+# keras.Model is both the functional constructor and the base class of subclassed models.
+_KERAS = ("keras.", "tensorflow.keras.", "tensorflow.compat.v1.keras.", "tensorflow.compat.v2.keras.")
+_sequential = fn(o.SEQUENTIAL, "layers trainable name")
+_model = fn(o.FUNCTIONAL_MODEL, "inputs outputs name", varargs=True)
+_layer = fn(o.MODULE_BASE, "trainable name dtype", varargs=True)
+# Dense(units, activation, ...); Conv*D(filters, kernel_size, strides, padding, data_format,
+# dilation_rate, groups, activation, ...)
+_dense = fn(o.DENSE_LAYER, "units activation", varargs=True)
+_conv = fn(o.DENSE_LAYER, "filters kernel_size strides padding data_format dilation_rate groups activation",
+           varargs=True)
+for _ns in _KERAS:
+    for _path, _f in {
+        "Sequential": _sequential, "models.Sequential": _sequential,
+        "Model": _model, "models.Model": _model,
+        "Layer": _layer, "layers.Layer": _layer,
+        "layers.Dense": _dense,
+        "layers.Conv1D": _conv, "layers.Conv2D": _conv, "layers.Conv3D": _conv,
+        "layers.Softmax": fn(o.SOFTMAX_LAYER, "axis", varargs=True),
+        "layers.Activation": fn(o.ACTIVATION_LAYER, "activation", varargs=True),
+    }.items():
+        FUNCTIONS[_ns + _path] = _f
+
 # Keras 2 multi-backend ``keras.backend`` (same API as ``tf.keras.backend``).
 for _name, _f in {
     "log": fn(o.LOG), "exp": fn(o.EXP), "sqrt": fn(o.SQRT), "square": fn(o.SQUARE),
@@ -74,6 +129,13 @@ for _name, _f in {
     "sum": fn(o.SUM, "x axis keepdims"), "mean": fn(o.MEAN, "x axis keepdims"),
     "clip": fn(o.CLIP, "x min_value:lo max_value:hi"), "maximum": fn(o.MAXIMUM, "x y"),
     "logsumexp": fn(o.LOGSUMEXP, "x axis keepdims"),
+    "round": fn(o.ROUND), "max": fn(o.REDUCE_MAX, "x axis keepdims"), "min": fn(o.REDUCE_MIN, "x axis keepdims"),
+    "equal": fn(o.EQUAL, "x y"), "not_equal": fn(o.NOT_EQUAL, "x y"), "greater": fn(o.GREATER, "x y"),
+    "greater_equal": fn(o.GREATER_EQUAL, "x y"), "less": fn(o.LESS, "x y"), "less_equal": fn(o.LESS_EQUAL, "x y"),
+    "reshape": fn(o.SHAPE, "x shape"), "squeeze": fn(o.SHAPE, "x axis"), "expand_dims": fn(o.SHAPE, "x axis"),
+    "flatten": fn(o.SHAPE), "transpose": fn(o.SHAPE), "permute_dimensions": fn(o.SHAPE, "x pattern"),
+    "concatenate": fn(o.SHAPE, "tensors:x axis"), "stack": fn(o.SHAPE, "x axis"),
+    "cast": fn(o.SHAPE, "x dtype:dtype"),
 }.items():
     FUNCTIONS["keras.backend." + _name] = _f
 

@@ -47,6 +47,9 @@ tf("math.asin asin", fn(o.ASIN, unary))
 tf("math.is_finite is_finite", fn(o.IS_FINITE, unary))
 tf("math.is_nan is_nan", fn(o.IS_NAN, unary))
 tf("stop_gradient", fn(o.STOP_GRADIENT, "input:x name"))
+tf("math.floor floor", fn(o.FLOOR, unary))
+tf("math.round round", fn(o.ROUND, unary))
+tf("nn.relu nn.relu6", fn(o.RELU, "features:x name"))
 tf("where where_v2", fn(o.WHERE, "condition:cond x y:y name"))
 tf("nn.softmax math.softmax", fn(o.SOFTMAX, "logits:x axis name", kwonly="dim:axis"))
 tf("nn.log_softmax math.log_softmax", fn(o.LOG_SOFTMAX, "logits:x axis name", kwonly="dim:axis"))
@@ -59,6 +62,10 @@ tf("math.reduce_sum reduce_sum", fn(o.SUM, "input_tensor:x axis keepdims name",
                                     kwonly="reduction_indices:axis keep_dims:keepdims"))
 tf("math.reduce_mean reduce_mean", fn(o.MEAN, "input_tensor:x axis keepdims name",
                                       kwonly="reduction_indices:axis keep_dims:keepdims"))
+tf("math.reduce_max reduce_max", fn(o.REDUCE_MAX, "input_tensor:x axis keepdims name",
+                                    kwonly="reduction_indices:axis keep_dims:keepdims"))
+tf("math.reduce_min reduce_min", fn(o.REDUCE_MIN, "input_tensor:x axis keepdims name",
+                                    kwonly="reduction_indices:axis keep_dims:keepdims"))
 tf("norm linalg.norm", fn(o.NORM, "tensor:x ord axis keepdims name", kwonly="keep_dims:keepdims"))
 tf("linalg.matmul matmul", fn(o.MATMUL, "a:x b:y", varargs=True))
 tf("tensordot linalg.tensordot", fn(o.TENSORDOT, "a:x b:y axes name"))
@@ -71,6 +78,39 @@ tf("nn.softmax_cross_entropy_with_logits nn.softmax_cross_entropy_with_logits_v2
    fn(o.SOFTMAX_CROSS_ENTROPY, "labels logits axis name", kwonly="dim:axis _sentinel"))
 tf("nn.sigmoid_cross_entropy_with_logits",
    fn(o.SIGMOID_CROSS_ENTROPY, "labels logits name", kwonly="_sentinel"))
+
+# --- layout and dtype (SHAPE): x is the tensor, or the list for concat/stack ----------------
+# (positional orders beyond x differ between v1 and v2 in places; those carry no role)
+tf("reshape", fn(o.SHAPE, "tensor:x shape name"))
+tf("squeeze", fn(o.SHAPE, "input:x axis name", kwonly="squeeze_dims:axis"))
+tf("expand_dims", fn(o.SHAPE, "input:x axis name", kwonly="dim:axis"))
+tf("transpose", fn(o.SHAPE, "a:x perm conjugate name"))
+tf("tile", fn(o.SHAPE, "input:x multiples name"))
+tf("gather", fn(o.SHAPE, "params:x indices validate_indices axis batch_dims name"))
+tf("gather_nd", fn(o.SHAPE, "params:x indices batch_dims name"))
+tf("boolean_mask", fn(o.SHAPE, "tensor:x mask axis name"))
+tf("concat", fn(o.SHAPE, "values:x axis name"))
+tf("stack", fn(o.SHAPE, "values:x axis name"))
+tf("cast dtypes.cast", fn(o.SHAPE, "x dtype:dtype name"))
+tf("identity", fn(o.SHAPE, "input:x name"))
+tf("Print", fn(o.SHAPE, "input_:x data message first_n summarize name"))  # TF1: returns its input
+tf("debugging.check_numerics check_numerics", fn(o.SHAPE, "tensor:x message name"))
+
+# --- comparisons and logic ------------------------------------------------------------
+tf("math.equal equal", fn(o.EQUAL, "x y name"))
+tf("math.not_equal not_equal", fn(o.NOT_EQUAL, "x y name"))
+tf("math.greater greater", fn(o.GREATER, "x y name"))
+tf("math.greater_equal greater_equal", fn(o.GREATER_EQUAL, "x y name"))
+tf("math.less less", fn(o.LESS, "x y name"))
+tf("math.less_equal less_equal", fn(o.LESS_EQUAL, "x y name"))
+tf("math.logical_and logical_and", fn(o.LOGICAL_AND, "x y name"))
+tf("math.logical_or logical_or", fn(o.LOGICAL_OR, "x y name"))
+tf("math.logical_not logical_not", fn(o.LOGICAL_NOT, unary))
+
+# --- random --------------------------------------------------------------------------------
+tf("random.uniform random_uniform", fn(o.RANDOM_UNIFORM, "shape minval:lo maxval:hi dtype:dtype seed name"))
+tf("random.stateless_uniform", fn(o.RANDOM_UNIFORM, "shape seed minval:lo maxval:hi dtype:dtype name",
+                                  kwonly="alg"))
 
 keras_backend("log", fn(o.LOG))
 keras_backend("exp", fn(o.EXP))
@@ -91,6 +131,30 @@ keras_backend("switch", fn(o.WHERE, "condition:cond then_expression:x else_expre
 keras_backend("categorical_crossentropy",
               fn(o.CROSS_ENTROPY, "target:labels output:x from_logits axis"))
 keras_backend("binary_crossentropy", fn(o.BINARY_CROSS_ENTROPY, "target:labels output:x from_logits"))
+# (K.relu(x, alpha) may be leaky: not RELU)
+keras_backend("round", fn(o.ROUND))
+keras_backend("max", fn(o.REDUCE_MAX, "x axis keepdims"))
+keras_backend("min", fn(o.REDUCE_MIN, "x axis keepdims"))
+keras_backend("equal", fn(o.EQUAL, "x y"))
+keras_backend("not_equal", fn(o.NOT_EQUAL, "x y"))
+keras_backend("greater", fn(o.GREATER, "x y"))
+keras_backend("greater_equal", fn(o.GREATER_EQUAL, "x y"))
+keras_backend("less", fn(o.LESS, "x y"))
+keras_backend("less_equal", fn(o.LESS_EQUAL, "x y"))
+keras_backend("reshape", fn(o.SHAPE, "x shape"))
+keras_backend("squeeze", fn(o.SHAPE, "x axis"))
+keras_backend("expand_dims", fn(o.SHAPE, "x axis"))
+keras_backend("flatten batch_flatten", fn(o.SHAPE))
+keras_backend("transpose", fn(o.SHAPE))
+keras_backend("permute_dimensions", fn(o.SHAPE, "x pattern"))
+keras_backend("tile", fn(o.SHAPE, "x n"))
+keras_backend("repeat_elements", fn(o.SHAPE, "x rep axis"))
+keras_backend("gather", fn(o.SHAPE, "reference:x indices"))
+keras_backend("concatenate", fn(o.SHAPE, "tensors:x axis"))
+keras_backend("stack", fn(o.SHAPE, "x axis"))
+keras_backend("cast", fn(o.SHAPE, "x dtype:dtype"))
+keras_backend("identity", fn(o.SHAPE, "x name"))
+keras_backend("random_uniform", fn(o.RANDOM_UNIFORM, "shape minval:lo maxval:hi dtype:dtype seed"))
 
 _optimizer = fn(o.OPTIMIZER, "learning_rate:lr", varargs=True)
 _adam = fn(o.ADAM_OPTIMIZER, "learning_rate:lr beta_1 beta_2 epsilon", varargs=True)
@@ -100,6 +164,7 @@ for _ns in ("tensorflow.keras.optimizers.", "tensorflow.keras.optimizers.legacy.
         FUNCTIONS[_ns + _name] = _optimizer
     for _name in ("Adam", "AdamW", "Adamax", "Nadam"):
         FUNCTIONS[_ns + _name] = _adam
+tf("Module", fn(o.MODULE_BASE, "name"))  # tf.Module: the base of TF2 models
 tf("train.AdamOptimizer", fn(o.ADAM_OPTIMIZER, "learning_rate:lr beta1 beta2 epsilon", varargs=True))
 
 

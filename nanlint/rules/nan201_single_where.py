@@ -213,7 +213,8 @@ def pure(ctx: FileContext, expr: cst.CSTNode, scope: Scope) -> bool:
     if isinstance(expr, (cst.Tuple, cst.List)):
         return all(pure(ctx, el.value, scope) for el in expr.elements)
     if isinstance(expr, cst.Call):  # a framework op (pure functions) of pure arguments
-        return ctx.op_call(expr, scope) is not None and all(
+        call = ctx.op_call(expr, scope)  # not a draw or a new model: a second one differs
+        return call is not None and call.op not in o.CONSTRUCTORS and call.op != o.RANDOM_UNIFORM and all(
             a.star == "" and pure(ctx, a.value, scope) for a in expr.args) and pure(ctx, expr.func, scope)
     return False
 
