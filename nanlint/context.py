@@ -11,8 +11,8 @@ import libcst as cst
 from nanlint import frameworks as fw_registry
 from nanlint import fixes
 from nanlint.ops import Fn, Framework
-from nanlint import flow
-from nanlint.reach import Origin, Resolved, origin_note, values, via_call  # noqa: F401 - re-exported for rules
+from nanlint import flow, models
+from nanlint.reach import MODEL, Origin, Resolved, origin_note, values, via_call  # noqa: F401 - re-exported for rules
 from nanlint.resolve import Binding, Index, Scope
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -182,9 +182,10 @@ class FileContext:
                         sites.setdefault(id(found[1]), []).append((node, scope))
         return sites.get(id(fscope), [])
 
-    def values(self, expr: cst.BaseExpression, scope: Scope, shape: bool = False) -> list[Resolved]:
+    def values(self, expr: cst.BaseExpression, scope: Scope, shape: bool = False,
+               calls: bool = True) -> list[Resolved]:
         """Every value ``expr`` may take here (:func:`nanlint.reach.values`)."""
-        return values(self, expr, scope, shape=shape)
+        return values(self, expr, scope, shape=shape, calls=calls)
 
     def resolve(self, expr: cst.BaseExpression, scope: Scope, depth: int = 4,
                 functions: bool = False) -> Resolved:
@@ -223,15 +224,15 @@ class FileContext:
         value reaching ``expr`` (:meth:`values`, through layout ops too) must be one."""
         if expr is None:
             return None
-        if not follow:
-            call = self.op_call(expr, scope)
-            if call is None or (ops and call.op not in ops):
-                return None
-            return call, Resolved(expr, scope)
         first = None
-        for r in values(self, expr, scope, shape=True):
+        for r in values(self, expr, scope, shape=True) if follow else [Resolved(expr, scope)]:
             owner = r.ctx or self
             call = owner.op_call(r.expr, r.scope)
+            if call is not None and call.op in models.LAYERS:  # a layer stands for its output
+                act = models.activation(owner, call)
+                call = None if act is None else OpCall(act, call.framework, call.fn, call.node, call.scope,
+                                                       call.qualname, None, {})
+                r.via = r.via | {MODEL}
             if call is None or (ops and call.op not in ops):
                 return None
             if first is None:

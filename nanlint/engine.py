@@ -12,6 +12,7 @@ import libcst as cst
 from nanlint import fixes as fixes_mod
 from nanlint import noqa as noqa_mod
 from nanlint.context import FileContext, RawFinding
+from nanlint.ops import with_implying
 from nanlint.rule import Rule
 
 MAX_FIX_PASSES = 10
@@ -274,7 +275,8 @@ class Linter:
         self._site_rules = [r for r in self.rules if r.code != PARSE_ERROR[0]]
         # every op and site key some rule's triggers name; None: a rule may report anywhere
         self._wanted = None if any(r.triggers is None for r in self._site_rules) else \
-            frozenset(k for r in self._site_rules for group in r.triggers for k in group)  # type: ignore[union-attr]
+            frozenset(k for r in self._site_rules for group in r.triggers  # type: ignore[union-attr]
+                      for k in with_implying(group))
 
     def cannot_report(self, checked: Checked) -> bool:
         """True when no enabled rule can report in a source (whose :func:`precheck` is

@@ -1,7 +1,141 @@
-"""Model objects: what calling one returns."""
+"""Model objects: what calling one returns.
+
+* ``nn.Sequential(..., nn.Sigmoid())`` / ``keras.Sequential([..., Dense(k, activation="softmax")])``:
+  the output of its last layer;
+* a layer object called on a tensor (``layers.Dense(k, activation="softmax")(h)``,
+  ``nn.Softmax(dim=1)(z)``): its activation;
+* keras' functional ``Model(inputs, outputs)``: ``outputs``;
+* an instance of a model class of this module (``Net()``, ``self.head = Head()``):
+  what its ``forward`` (torch), ``call`` (keras) or ``__call__`` (flax, haiku)
+  returns; also through ``model.apply(params, x)`` and ``model.predict(x)``.
+
+A layer stands for its own output: the value reached is the layer's constructor
+call, which :func:`activation` names (``nn.Sigmoid()`` -> ``sigmoid``).
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def output(ctx, call, scope):
+import libcst as cst
+
+from nanlint import frameworks as fw_registry
+from nanlint import ops as o
+from nanlint.resolve import Scope
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nanlint.context import FileContext, OpCall
+
+LAYER_ACTIVATION = {o.SOFTMAX_LAYER: o.SOFTMAX, o.SIGMOID_LAYER: o.SIGMOID, o.LOG_SOFTMAX_LAYER: o.LOG_SOFTMAX}
+NAMED_ACTIVATION = {"softmax": o.SOFTMAX, "sigmoid": o.SIGMOID, "log_softmax": o.LOG_SOFTMAX}
+CALL_METHODS = ("forward", "call", "__call__")
+APPLY_METHODS = frozenset({"apply", "predict", "predict_on_batch", "__call__", "forward"})
+LAYERS = frozenset(LAYER_ACTIVATION) | {o.DENSE_LAYER, o.ACTIVATION_LAYER}
+
+Output = list[tuple["FileContext", cst.BaseExpression, Scope, str]]
+
+
+def activation(ctx: "FileContext", layer: "OpCall") -> str | None:
+    """The op a layer's output is: ``nn.Sigmoid()`` -> sigmoid, ``Dense(k, activation="softmax")``
+    -> softmax (a string or a framework function); None for none of these."""
+    if layer.op in LAYER_ACTIVATION:
+        return LAYER_ACTIVATION[layer.op]
+    if layer.op not in (o.DENSE_LAYER, o.ACTIVATION_LAYER):
+        return None
+    value = layer.value("activation")
+    if isinstance(value, cst.SimpleString):
+        return NAMED_ACTIVATION.get(str(value.evaluated_value))
+    if isinstance(value, (cst.Name, cst.Attribute)):
+        qual = ctx.index.qualname(value, layer.scope)
+        entry = fw_registry.function_table().get(qual or "")
+        if entry is not None and entry[1].op in NAMED_ACTIVATION.values():
+            return entry[1].op
     return None
+
+
+def output(ctx: "FileContext", call: cst.Call, scope: Scope) -> Output | None:
+    """The values calling a model object gives, or None when ``call`` is not a model call."""
+    func = call.func
+    obj: cst.BaseExpression = func
+    if isinstance(func, cst.Attribute) and func.attr.value in APPLY_METHODS:
+        obj = func.value
+    out: Output = []
+    for r in ctx.values(obj, scope, calls=False):
+        rctx = r.ctx or ctx
+        got = _apply(rctx, r.expr, r.scope, 3)
+        if got is None:
+            return None
+        out += got
+    return out or None
+
+
+def _apply(ctx: "FileContext", model: cst.BaseExpression, scope: Scope, depth: int) -> Output | None:
+    """What calling the object built by ``model`` (a constructor call) returns."""
+    if depth <= 0 or not isinstance(model, cst.Call):
+        return None
+    op = ctx.op_call(model, scope)
+    if op is not None:
+        if op.op in LAYERS:
+            return [(ctx, model, scope, "is computed by the layer on")] if activation(ctx, op) else None
+        if op.op == o.SEQUENTIAL:
+            last = _last_layer(op)
+            if last is None:
+                return None
+            out: Output = []
+            for r in ctx.values(last, scope, calls=False):
+                got = _apply(r.ctx or ctx, r.expr, r.scope, depth - 1)
+                if got is None:
+                    return None
+                out += got
+            return out
+        if op.op == o.FUNCTIONAL_MODEL and op.has("outputs"):
+            return [(ctx, op.value("outputs"), scope, "is the model's output on")]  # type: ignore[list-item]
+        return None
+    return _instance(ctx, model, scope)
+
+
+def _last_layer(op: "OpCall") -> cst.BaseExpression | None:
+    layers = op.value("layers")
+    if layers is None:  # torch: nn.Sequential(a, b, c)
+        positional = [a for a in op.node.args if a.keyword is None and not a.star]
+        return positional[-1].value if positional and len(positional) == len(op.node.args) else None
+    if isinstance(layers, (cst.List, cst.Tuple)) and layers.elements \
+            and not isinstance(layers.elements[-1], cst.StarredElement):
+        return layers.elements[-1].value
+    return None
+
+
+def _instance(ctx: "FileContext", model: cst.Call, scope: Scope) -> Output | None:
+    """``Net(...)`` of a model class defined in this module: its forward/call/__call__ returns."""
+    if not isinstance(model.func, cst.Name):
+        return None
+    found = ctx.index.lookup(model.func.value, scope)
+    if found is None or len(found[0]) != 1 or not isinstance(found[0][0].node, cst.ClassDef):
+        return None
+    cls = ctx.index.scopes.get(id(found[0][0].node))
+    if cls is None or not _model_class(ctx, cls):
+        return None
+    for name in CALL_METHODS:
+        bindings = cls.bindings.get(name)
+        if not bindings:
+            continue
+        if len(bindings) != 1 or not isinstance(bindings[0].node, cst.FunctionDef):
+            return None
+        fscope = ctx.index.scopes.get(id(bindings[0].node))
+        if fscope is None or fscope.generator or not fscope.returns or any(r.value is None for r in fscope.returns):
+            return None
+        return [(ctx, r.value, fscope, f"`{name}` returns it on") for r in fscope.returns]  # type: ignore[misc]
+    return None
+
+
+def _model_class(ctx: "FileContext", cls: Scope) -> bool:
+    """A class deriving from a framework's module/model base (``nn.Module``, ``keras.Model``...)."""
+    node = cls.node
+    if not isinstance(node, cst.ClassDef) or cls.parent is None:
+        return False
+    for base in node.bases:
+        qual = ctx.index.qualname(base.value, cls.parent)
+        entry = fw_registry.function_table().get(qual or "")
+        if entry is not None and entry[1].op in o.MODEL_BASES:
+            return True
+    return False

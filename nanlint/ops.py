@@ -115,6 +115,24 @@ MODEL_BASES = frozenset({MODULE_BASE, FUNCTIONAL_MODEL, SEQUENTIAL})
 CONSTRUCTORS = frozenset({SEQUENTIAL, FUNCTIONAL_MODEL, SOFTMAX_LAYER, SIGMOID_LAYER, LOG_SOFTMAX_LAYER,
                           DENSE_LAYER, ACTIVATION_LAYER, MODULE_BASE})
 
+# A file can compute an activation without naming its op: through a layer or a model
+# object (``nn.Sigmoid()``, ``Dense(k, activation="softmax")``, ``keras.Model(i, o)``).
+_MODEL_PARTS = frozenset({SEQUENTIAL, FUNCTIONAL_MODEL, DENSE_LAYER, ACTIVATION_LAYER, MODULE_BASE})
+IMPLIED_BY = {
+    SOFTMAX: _MODEL_PARTS | {SOFTMAX_LAYER},
+    SIGMOID: _MODEL_PARTS | {SIGMOID_LAYER},
+    LOG_SOFTMAX: _MODEL_PARTS | {LOG_SOFTMAX_LAYER},
+}
+
+
+def with_implying(ops: frozenset[str]) -> frozenset[str]:
+    """``ops`` and the ops whose presence in a file may compute one of them."""
+    out = set(ops)
+    for op in ops:
+        out |= IMPLIED_BY.get(op, frozenset())
+    return frozenset(out)
+
+
 ROLES = frozenset({"x", "y", "axis", "keepdims", "lo", "hi", "cond", "labels", "logits",
                    "ord", "eps", "value", "reduction", "lr", "epsilon", "dtype",
                    "activation", "inputs", "outputs", "layers"})

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import ClassVar
 
 from nanlint.context import FileContext
+from nanlint.ops import with_implying
 
 ALL_FRAMEWORKS = ("tensorflow", "keras", "torch", "jax")
 
@@ -48,7 +49,7 @@ class Rule:
 
     def can_report(self, present: frozenset[str]) -> bool:
         """Whether a file that contains (only) ``present`` can have a finding of this rule."""
-        return self.triggers is None or all(not group.isdisjoint(present) for group in self.triggers)
+        return self.triggers is None or all(not with_implying(group).isdisjoint(present) for group in self.triggers)
 
     def __repr__(self) -> str:
         return f"<{self.code} {self.name}>"

@@ -226,3 +226,46 @@ def test_helper_only_called_from_a_no_grad_method_is_silent():
 
 def test_helper_called_from_a_training_method_is_flagged():
     assert "NAN202" in codes(HELPER.format(decorator="@staticmethod"))
+
+
+# --- 5. model objects ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("src,code", [
+    ("import torch\nfrom torch import nn\nhead = nn.Sequential(nn.Linear(d, 1), nn.Sigmoid())\n"
+     "y = torch.log(head(x))\n", "NAN102"),
+    ("import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def __init__(self):\n"
+     "        super().__init__()\n        self.fc = nn.Linear(4, 3)\n    def forward(self, x):\n"
+     "        return torch.softmax(self.fc(x), -1)\nmodel = Net()\nloss = -(y * torch.log(model(x))).sum()\n",
+     "NAN103"),
+    ("import tensorflow as tf\nfrom tensorflow import keras\nfrom tensorflow.keras import layers\n"
+     "clf = keras.Sequential([layers.Dense(64, 'relu'), layers.Dense(k, activation='softmax')])\n"
+     "y = tf.math.log(clf(x))\n", "NAN101"),
+    ("import tensorflow as tf\nfrom tensorflow import keras\nfrom tensorflow.keras import layers\n"
+     "inp = keras.Input((4,))\nout = layers.Dense(3, activation=tf.nn.softmax)(layers.Dense(8)(inp))\n"
+     "model = keras.Model(inp, out)\ny = tf.math.log(model(x))\n", "NAN101"),
+    ("import jax\nimport jax.numpy as jnp\nimport flax.linen as nn\nclass Policy(nn.Module):\n"
+     "    @nn.compact\n    def __call__(self, x):\n        return jax.nn.softmax(nn.Dense(4)(x))\n"
+     "model = Policy()\nlogp = jnp.log(model.apply(params, obs))\n", "NAN101"),
+    ("import torch\nfrom torch import nn\nclass Head(nn.Module):\n    def __init__(self):\n"
+     "        super().__init__()\n        self.act = nn.Softmax(dim=1)\n    def forward(self, x):\n"
+     "        return self.act(x)\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.head = Head()\n    def loss(self, x):\n        return torch.log(self.head(x))\n", "NAN101"),
+])
+def test_model_outputs(src, code):
+    finding = one(src, code)
+    assert finding.fix_applicability == "display-only"
+
+
+@pytest.mark.parametrize("src", [
+    # a log-softmax last layer with nll_loss: the fused form already
+    "import torch.nn.functional as F\nfrom torch import nn\nnet = nn.Sequential(nn.Linear(4, 3), nn.LogSoftmax(1))\n"
+    "loss = F.nll_loss(net(x), y)\n",
+    # a model returning logits into cross_entropy
+    "import torch\nimport torch.nn.functional as F\nfrom torch import nn\nclass Net(nn.Module):\n"
+    "    def forward(self, x):\n        return self.fc(x)\nmodel = Net()\nloss = F.cross_entropy(model(x), y)\n"
+    "p = torch.log(model(x))\n",
+    # a keras model without an activation on its last layer
+    "import tensorflow as tf\nfrom tensorflow import keras\nfrom tensorflow.keras import layers\n"
+    "clf = keras.Sequential([layers.Dense(64, 'relu'), layers.Dense(k)])\ny = tf.math.log(clf(x))\n",
+])
+def test_model_outputs_silent(src):
+    assert codes(src) == []

@@ -38,7 +38,6 @@ class LogSoftmax(Rule):
     name = "log-softmax"
     summary = "log of a softmax: use the fused log_softmax"
     fix = fixes.SAFE
-    needs = ("softmax",)
     triggers = (frozenset({o.LOG}), frozenset({o.SOFTMAX}))
 
     def check(self, ctx: FileContext) -> None:

@@ -15,7 +15,6 @@ class LogSigmoid(Rule):
     name = "log-sigmoid"
     summary = "log of a sigmoid (or of 1 - sigmoid): use log_sigmoid"
     fix = fixes.SAFE
-    needs = ("sigmoid", "expit")
     triggers = (frozenset({o.LOG}), frozenset({o.SIGMOID}))
 
     def check(self, ctx: FileContext) -> None:

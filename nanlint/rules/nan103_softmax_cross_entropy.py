@@ -99,7 +99,6 @@ class SoftmaxCrossEntropy(Rule):
     summary = "hand-written softmax cross entropy -sum(y * log(softmax(z))): use the fused loss"
     fix = fixes.UNSAFE
     supersedes = ("NAN101",)
-    needs = ("softmax",)
     triggers = (frozenset({o.SUM, o.MEAN}), frozenset({o.LOG}), frozenset({o.SOFTMAX}))
 
     def check(self, ctx: FileContext) -> None:

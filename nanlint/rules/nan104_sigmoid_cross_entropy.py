@@ -30,7 +30,6 @@ class SigmoidCrossEntropy(Rule):
     summary = "hand-written binary cross entropy on sigmoid(z), or BCE of a sigmoid: use the with-logits loss"
     fix = fixes.UNSAFE
     supersedes = ("NAN102",)
-    needs = ("sigmoid", "expit")
     triggers = (frozenset({o.LOG, o.BINARY_CROSS_ENTROPY, o.BCE_LOSS}), frozenset({o.SIGMOID}))
 
     def check(self, ctx: FileContext) -> None:
