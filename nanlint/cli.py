@@ -107,7 +107,7 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
     errors = list(found.errors)
 
     # --isolated: no config and no dependency pins read from the project either
-    settings = {"frameworks": cfg.frameworks, "root": None if isolated else cfg.root}
+    settings = {"frameworks": cfg.frameworks, "root": None if isolated else cfg.root, "src": cfg.src}
     default_linter = Linter(rules, settings)
     linters: dict[tuple[str, ...], Linter] = {}
 

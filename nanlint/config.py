@@ -23,6 +23,7 @@ class Config:
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     unsafe_fixes: bool | None = None
     frameworks: dict[str, str] = field(default_factory=dict)  # framework -> target version
+    src: list[str] = field(default_factory=list)  # import roots of the project (absolute paths)
     path: Path | None = None  # the file it came from
     root: Path = field(default_factory=Path.cwd)  # patterns are relative to this
 
@@ -69,8 +70,11 @@ def _validate(table: dict, source: Path) -> Config:
                     raise ConfigError(f"{source}: [tool.nanlint.frameworks] {name} must be a version string "
                                       f"like \"2.3\", got {version!r}")
             config.frameworks = dict(value)
+        elif key == "src":
+            config.src = [str((source.parent / p).resolve()) for p in _str_list(key, value, source)]
         else:
-            known = "select, extend-select, ignore, exclude, extend-exclude, per-file-ignores, unsafe-fixes, frameworks"
+            known = ("select, extend-select, ignore, exclude, extend-exclude, per-file-ignores, unsafe-fixes, "
+                     "frameworks, src")
             raise ConfigError(f"{source}: unknown key {key!r} in [tool.nanlint] (known: {known})")
     return config
 

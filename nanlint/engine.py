@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import NamedTuple, Sequence
 
 import libcst as cst
@@ -62,6 +63,7 @@ class FileResult:
     skipped: bool = False  # no enabled rule's triggers are in the file: it was not parsed with libcst
 
 
+_DEP_OPS: dict[tuple, frozenset[str]] = {}  # ops of imported project modules, per process
 MAX_DEPTH = 1000  # expression nesting nanlint analyses (CPython itself stops near 3000)
 _PYCF_ONLY_AST = 0x400
 _MAX_BRACKETS = 200  # CPython's limit on nested brackets; libcst's native parser overflows its stack far past it
@@ -278,15 +280,40 @@ class Linter:
             frozenset(k for r in self._site_rules for group in r.triggers  # type: ignore[union-attr]
                       for k in with_implying(group))
 
-    def cannot_report(self, checked: Checked) -> bool:
+    def cannot_report(self, checked: Checked, path: str | None = None) -> bool:
         """True when no enabled rule can report in a source (whose :func:`precheck` is
         ``checked``): it lacks some group of every rule's triggers (:mod:`nanlint.sites`),
+        counting the ops of the project modules it imports (a value may come from them),
         so it need not be parsed with libcst."""
         from nanlint import sites
 
         if checked.tree is None or self._wanted is None:
             return False
-        return not self._may_report(sites.scan(checked.tree, checked.text, self._wanted, self._may_report))
+        imported = self._imported_ops(checked, path)
+        enough = (lambda present: self._may_report(present | imported)) if imported else self._may_report
+        return not enough(sites.scan(checked.tree, checked.text, self._wanted, enough))
+
+    def _imported_ops(self, checked: Checked, path: str | None) -> frozenset[str]:
+        from nanlint import project, sites
+
+        if not path or path.startswith("<") or "import" not in checked.text:
+            return frozenset()
+        out: set[str] = set()
+        for dep in project.dependencies(Path(path), checked.text, project.extra_roots(self.settings)):
+            try:
+                st = dep.stat()
+            except OSError:
+                continue
+            key = (str(dep), st.st_mtime_ns, st.st_size, self._wanted)
+            if key not in _DEP_OPS:
+                try:
+                    dep_checked = precheck(dep.read_bytes())
+                    _DEP_OPS[key] = sites.scan(dep_checked.tree, dep_checked.text, self._wanted, lambda p: True) \
+                        if dep_checked.tree is not None else frozenset()
+                except Exception:  # noqa: BLE001 - an unreadable or broken module gives nothing
+                    _DEP_OPS[key] = frozenset()
+            out |= _DEP_OPS[key]
+        return frozenset(out)
 
     def _may_report(self, present: frozenset[str]) -> bool:
         return any(rule.can_report(present) for rule in self._site_rules)
@@ -368,7 +395,7 @@ class Linter:
         result = FileResult(path)
         try:
             checked = precheck(source)
-            if site_filter and self.cannot_report(checked):
+            if site_filter and self.cannot_report(checked, path):
                 result.skipped = True
                 return result
             module = parse(source, checked)
@@ -414,7 +441,7 @@ class Linter:
                 return FileResult(path, error=f"{path}: cannot read notebook ({_one_line(exc)}); left unchanged")
         try:
             checked = precheck(source)
-            if site_filter and self.cannot_report(checked):
+            if site_filter and self.cannot_report(checked, path):
                 return FileResult(path, skipped=True)
             module = parse(source, checked)
         except Exception:  # noqa: BLE001

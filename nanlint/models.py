@@ -110,9 +110,17 @@ def _instance(ctx: "FileContext", model: cst.Call, scope: Scope) -> Output | Non
     if not isinstance(model.func, cst.Name):
         return None
     found = ctx.index.lookup(model.func.value, scope)
-    if found is None or len(found[0]) != 1 or not isinstance(found[0][0].node, cst.ClassDef):
+    if found is None or len(found[0]) != 1:
         return None
-    cls = ctx.index.scopes.get(id(found[0][0].node))
+    node = found[0][0].node
+    if not isinstance(node, cst.ClassDef):  # a model class of another module of the project
+        from nanlint import project
+
+        elsewhere = project.definition(ctx, model.func, scope)
+        if elsewhere is None or not isinstance(elsewhere[1], cst.ClassDef):
+            return None
+        ctx, node = elsewhere
+    cls = ctx.index.scopes.get(id(node))
     if cls is None or not _model_class(ctx, cls):
         return None
     for name in CALL_METHODS:

@@ -1,11 +1,258 @@
-"""The project's own modules."""
+"""The project's own modules: where an import of one lives, and its values.
+
+A name imported from another module of the project (``from .model import
+predict_proba``, ``from model import Net``, ``import pkg.losses as L``) is
+followed into that module, parsed on first use (once per process) and
+analysed with the same layer as the importing file.
+
+Resolution follows Python's: a relative import from the importing file's
+package; an absolute one against the project roots -- the importing file's
+own directory (a script run as ``python train.py``), the directory above its
+top-level package (the nearest ancestor without ``__init__.py``), a ``src/``
+directory there, and the ``src = [...]`` roots of the configuration.
+
+:func:`dependencies` lists, without parsing (a scan of import lines), the
+project files a file imports, transitively; a file's cached result is keyed
+by their contents too, so editing ``model.py`` re-lints ``train.py``.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-def imported(ctx, binding):
+import libcst as cst
+
+from nanlint.resolve import ASSIGN, Binding, Scope
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nanlint.context import FileContext
+
+MAX_DEPENDENCIES = 64  # project files one file's result may depend on
+MAX_DEPTH = 3  # import levels followed
+_SKIP_ROOTS = frozenset({"tensorflow", "torch", "jax", "jaxlib", "keras", "optax", "flax", "haiku", "numpy",
+                         "scipy", "os", "sys", "math", "re", "json", "typing", "collections", "functools",
+                         "itertools", "dataclasses", "pathlib", "logging", "abc", "__future__"})
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b[ \t(\\]*([\w, \t]*)"
+                     r"|import[ \t]+([\w., \t]+))", re.MULTILINE)
+
+
+# --- where modules live ---------------------------------------------------------------
+def roots(path: Path, extra: tuple[str, ...] = ()) -> list[Path]:
+    """The directories an absolute import from ``path`` is resolved against."""
+    here = path.parent
+    top = here
+    while (top / "__init__.py").is_file() and top.parent != top:
+        top = top.parent
+    out = [here, top, top / "src", *(Path(e) for e in extra)]
+    seen: list[Path] = []
+    for r in out:
+        if r not in seen and r.is_dir():
+            seen.append(r)
+    return seen
+
+
+def _as_file(base: Path, parts: list[str]) -> Path | None:
+    target = base.joinpath(*parts) if parts else base
+    module = target.with_suffix(".py") if parts else None
+    if module is not None and module.is_file():
+        return module
+    init = target / "__init__.py"
+    return init if init.is_file() else None
+
+
+def module_file(importer: Path, level: int, module: str | None, name: str | None = None,
+                extra: tuple[str, ...] = ()) -> Path | None:
+    """The file an import names: ``from {'.' * level}{module} import {name}`` (``name``
+    is tried as a submodule first), or ``import module`` (level 0, no name)."""
+    parts = module.split(".") if module else []
+    if level == 0 and (not parts or parts[0] in _SKIP_ROOTS):
+        return None
+    if level > 0:
+        base = importer.parent
+        for _ in range(level - 1):
+            base = base.parent
+        bases = [base]
+    else:
+        bases = roots(importer, extra)
+    for base in bases:
+        if name:
+            sub = _as_file(base, parts + [name])
+            if sub is not None:
+                return sub
+        found = _as_file(base, parts)
+        if found is not None:
+            return found
     return None
 
 
-def called(ctx, call, scope):
-    return None
+def dependencies(path: Path, text: str, extra: tuple[str, ...] = ()) -> list[Path]:
+    """The project files ``path`` imports (directly, then theirs, ``MAX_DEPTH`` levels),
+    found by scanning import lines: a superset of what the analysis may read."""
+    out: list[Path] = []
+    seen = {path.resolve()}
+    frontier = [(path, text)]
+    for _ in range(MAX_DEPTH):
+        nxt = []
+        for file, body in frontier:
+            for dep in _direct(file, body, extra):
+                real = dep.resolve()
+                if real in seen:
+                    continue
+                seen.add(real)
+                out.append(dep)
+                if len(out) >= MAX_DEPENDENCIES:
+                    return out
+                try:
+                    nxt.append((dep, dep.read_text("utf-8", "replace")))
+                except OSError:
+                    pass
+        frontier = nxt
+    return out
+
+
+def _direct(path: Path, text: str, extra: tuple[str, ...]) -> list[Path]:
+    found: list[Path] = []
+    for m in _IMPORT.finditer(text):
+        dots, module, names, plain = m.groups()
+        if plain is not None:
+            for item in plain.split(","):
+                words = item.split()
+                if words:
+                    f = module_file(path, 0, words[0], None, extra)
+                    if f is not None:
+                        found.append(f)
+            continue
+        level = len(dots or "")
+        for name in (names or "").replace("(", " ").split(",") or [""]:
+            words = name.split()
+            f = module_file(path, level, module or None, words[0] if words else None, extra)
+            if f is not None:
+                found.append(f)
+    return found
+
+
+def extra_roots(settings: dict | None) -> tuple[str, ...]:
+    """Import roots from the configuration: its directory, a ``src/`` there, and ``src = [...]``."""
+    settings = settings or {}
+    out: list[str] = []
+    root = settings.get("root")
+    if root:
+        out += [str(root), str(Path(root) / "src")]
+    out += [str(p) for p in settings.get("src") or ()]
+    return tuple(out)
+
+
+def digest(paths: list[Path]) -> str:
+    """A hash of the named files' contents (for the cache key)."""
+    h = hashlib.blake2b(digest_size=16)
+    for p in paths:
+        try:
+            data = p.read_bytes()
+        except OSError:
+            data = b"<none>"
+        h.update(f"{p}:{len(data)}:".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+# --- loading ------------------------------------------------------------------------------
+_LOADED: dict[str, tuple[tuple[int, int], "FileContext | None"]] = {}
+
+
+def load(path: Path, settings: dict | None = None) -> "FileContext | None":
+    """The analysed module at ``path`` (parsed once per process and file version)."""
+    from nanlint.context import FileContext
+    from nanlint.walk import parse
+
+    key = str(path.resolve())
+    try:
+        st = os.stat(key)
+    except OSError:
+        return None
+    stamp = (st.st_mtime_ns, st.st_size)
+    got = _LOADED.get(key)
+    if got is not None and got[0] == stamp:
+        return got[1]
+    ctx = None
+    try:
+        ctx = FileContext(parse(Path(key).read_bytes()), key, settings)
+    except Exception:  # noqa: BLE001 - a module that does not parse has no values to give
+        ctx = None
+    _LOADED[key] = (stamp, ctx)
+    return ctx
+
+
+def _importer(ctx: "FileContext") -> Path | None:
+    if not ctx.path or ctx.path.startswith("<"):
+        return None
+    p = Path(ctx.path)
+    return p if p.is_file() else None
+
+
+def _target(ctx: "FileContext", binding: Binding) -> tuple["FileContext", str] | None:
+    """The module a ``from M import name`` binding imports from, and the name."""
+    if binding.source is None:
+        return None
+    level, module, name = binding.source
+    importer = _importer(ctx)
+    if importer is None or name is None:
+        return None
+    extra = extra_roots(ctx.settings)
+    file = module_file(importer, level, module, None, extra)
+    if file is None:
+        return None
+    other = load(file, ctx.settings)
+    return (other, name) if other is not None and other is not ctx else None
+
+
+def _module_binding(other: "FileContext", name: str) -> Binding | None:
+    bindings = other.index.module_scope.bindings.get(name)
+    if not bindings or len(bindings) != 1 or bindings[0].conditional:
+        return None
+    return bindings[0]
+
+
+def imported(ctx: "FileContext", binding: Binding) -> tuple["FileContext", cst.BaseExpression, Scope] | None:
+    """The value a name imported from a project module is assigned there."""
+    found = _target(ctx, binding)
+    if found is None:
+        return None
+    other, name = found
+    b = _module_binding(other, name)
+    if b is None or b.kind != ASSIGN or b.value is None:
+        return None
+    return other, b.value, other.index.module_scope
+
+
+def definition(ctx: "FileContext", func: cst.BaseExpression, scope: Scope) -> tuple["FileContext", cst.CSTNode] | None:
+    """The ``def``/``class`` a name imported from a project module is, and its module."""
+    if not isinstance(func, cst.Name):
+        return None
+    found = ctx.index.lookup(func.value, scope)
+    if found is None or len(found[0]) != 1:
+        return None
+    target = _target(ctx, found[0][0])
+    if target is None:
+        return None
+    other, name = target
+    b = _module_binding(other, name)
+    if b is None or not isinstance(b.node, (cst.FunctionDef, cst.ClassDef)):
+        return None
+    return other, b.node
+
+
+def called(ctx: "FileContext", call: cst.Call, scope: Scope) -> tuple["FileContext", Scope, list[cst.Return]] | None:
+    """For a call of a function imported from a project module: its module, scope and returns."""
+    found = definition(ctx, call.func, scope)
+    if found is None or not isinstance(found[1], cst.FunctionDef):
+        return None
+    other, node = found
+    fake = cst.Call(cst.Name(node.name.value))
+    returned = other.returns_of(fake, other.index.module_scope)
+    if returned is None:
+        return None
+    return other, returned[0], returned[1]

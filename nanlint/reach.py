@@ -21,6 +21,7 @@ across branches, functions, models or modules display-only.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -302,7 +303,12 @@ class _Walk:
         return False
 
     def _path(self, ctx) -> str | None:
-        return None if ctx is self.root else ctx.path
+        if ctx is self.root:
+            return None
+        try:
+            return os.path.relpath(ctx.path)
+        except ValueError:  # another drive
+            return ctx.path
 
 
 def values(ctx: "FileContext", expr: cst.BaseExpression, scope: Scope, shape: bool = False,

@@ -214,7 +214,8 @@ def run(files: Sequence[Path], linter_for: Callable[[Path], Linter], fix: bool, 
             if fp is None:
                 fp = fingerprints[id(linter)] = cache_mod.linter_fingerprint(
                     [r.code for r in linter.rules], linter.settings, cache_extra)
-            key = keys[i] = cache.key(fp + _kind(path), source)
+            deps = _dependencies(path, source, linter)
+            key = keys[i] = cache.key(fp + _kind(path) + deps, source)
             hit = _from_cache(cache, key, str(path), fix, unsafe)
             if hit is not None:
                 stats.cached += 1
@@ -259,8 +260,21 @@ def run(files: Sequence[Path], linter_for: Callable[[Path], Linter], fix: bool, 
             if result.fixed_source is None:
                 _store(cache, keys[i], result)
             elif write:  # the findings are those of the fixed content, now on disk
-                _store(cache, cache.key(fingerprints[id(linter)] + _kind(path), result.fixed_source), result)
+                _store(cache, cache.key(fingerprints[id(linter)] + _kind(path) + _dependencies(path, source, linter),
+                                        result.fixed_source), result)
     return results  # type: ignore[return-value]
+
+
+def _dependencies(path: Path, source: bytes, linter: Linter) -> str:
+    """A digest of the project modules ``path`` imports (:mod:`nanlint.project`): a
+    value may come from them, so their contents are part of the cache key."""
+    if b"import" not in source:
+        return ""
+    from nanlint import project
+
+    text = source.decode("utf-8", "replace")
+    deps = project.dependencies(Path(path), text, project.extra_roots(linter.settings))
+    return ":" + project.digest(deps) if deps else ""
 
 
 def _kind(path: Path) -> str:

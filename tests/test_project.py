@@ -1,0 +1,116 @@
+"""The project's own modules: values imported from another module are followed
+(relative and absolute imports, src layouts), a file's cached result depends on
+the modules it imports, and partial or parallel runs see the same findings."""
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import json
+
+MODEL_SOFTMAX = """\
+    import tensorflow as tf
+
+    def predict_proba(x, w):
+        return tf.nn.softmax(tf.matmul(x, w))
+"""
+MODEL_LOGITS = """\
+    import tensorflow as tf
+
+    def predict_proba(x, w):
+        return tf.matmul(x, w)
+"""
+TRAIN = """\
+    import tensorflow as tf
+    from {source} import predict_proba
+
+    def loss(x, w, y):
+        return -tf.reduce_sum(y * tf.log(predict_proba(x, w)))
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def findings(run_cli, *args) -> list[str]:
+    _, out, _ = run_cli(*args, "--format", "json")
+    return sorted(f"{Path(d['filename']).name}:{d['location']['row']}:{d['code']}" for d in json.loads(out))
+
+
+@pytest.mark.parametrize("layout,source,train", [
+    ({"pkg/__init__.py": "", "pkg/model.py": MODEL_SOFTMAX}, ".model", "pkg/train.py"),
+    ({"pkg/__init__.py": "", "pkg/model.py": MODEL_SOFTMAX}, "pkg.model", "pkg/train.py"),
+    ({"model.py": MODEL_SOFTMAX}, "model", "train.py"),  # a script beside its module
+    ({"src/pkg/__init__.py": "", "src/pkg/model.py": MODEL_SOFTMAX}, "pkg.model", "scripts/train.py"),
+])
+def test_value_from_another_module(run_cli, tmp_path, layout, source, train):
+    write(tmp_path, {**layout, train: TRAIN.format(source=source)})
+    code, out, err = run_cli(str(tmp_path / train), "--no-cache", "--format", "json")
+    assert code == 1, err
+    [finding] = json.loads(out)
+    assert finding["code"] == "NAN103"
+    assert "model.py" in finding["message"] and "returns it on line 4" in finding["message"]
+    assert finding["fix"] is None or finding["fix"]["applicability"] == "display-only"
+
+
+def test_model_class_from_another_module(run_cli, tmp_path):
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/nets.py": """\
+            import torch
+            from torch import nn
+
+            class Net(nn.Module):
+                def forward(self, x):
+                    return torch.sigmoid(self.fc(x))
+        """,
+        "pkg/train.py": """\
+            import torch
+            from .nets import Net
+
+            model = Net()
+            loss = -torch.log(model(x)).mean()
+        """,
+    })
+    assert findings(run_cli, str(tmp_path / "pkg/train.py"), "--no-cache") == ["train.py:5:NAN102"]
+
+
+def test_editing_the_imported_module_invalidates_the_cached_result(run_cli, tmp_path):
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/model.py": MODEL_SOFTMAX,
+                     "pkg/train.py": TRAIN.format(source=".model")})
+    cache = str(tmp_path / "cache")
+    target = str(tmp_path / "pkg")
+    assert findings(run_cli, target, "--cache-dir", cache) == ["train.py:5:NAN103"]
+    write(tmp_path, {"pkg/model.py": MODEL_LOGITS})
+    assert findings(run_cli, target, "--cache-dir", cache) == []
+    write(tmp_path, {"pkg/model.py": MODEL_SOFTMAX})
+    assert findings(run_cli, target, "--cache-dir", cache) == ["train.py:5:NAN103"]
+    # and a run over train.py alone (a pre-commit run on the changed file) agrees
+    write(tmp_path, {"pkg/model.py": MODEL_LOGITS})
+    assert findings(run_cli, str(tmp_path / "pkg/train.py"), "--cache-dir", cache) == []
+
+
+def test_partial_and_parallel_runs_agree_with_a_full_run(run_cli, tmp_path):
+    files = {"pkg/__init__.py": "", "pkg/model.py": MODEL_SOFTMAX}
+    for k in range(12):
+        files[f"pkg/train{k}.py"] = TRAIN.format(source=".model") + "\n" * k
+    write(tmp_path, files)
+    full = findings(run_cli, str(tmp_path), "--no-cache", "-j", "1")
+    assert len(full) == 12
+    assert findings(run_cli, str(tmp_path), "--no-cache", "-j", "2") == full
+    changed = [str(tmp_path / f"pkg/train{k}.py") for k in range(5)]  # pre-commit passes file names
+    assert findings(run_cli, *changed, "--no-cache", "-j", "2") == \
+        [f for f in full if f.split(":")[0] in {f"train{k}.py" for k in range(5)}]
+
+
+def test_src_setting_adds_an_import_root(run_cli, tmp_path):
+    write(tmp_path, {"lib/mlpkg/__init__.py": "", "lib/mlpkg/model.py": MODEL_SOFTMAX,
+                     "scripts/train.py": TRAIN.format(source="mlpkg.model")})
+    assert findings(run_cli, str(tmp_path / "scripts"), "--no-cache") == []  # lib/ is no root by default
+    (tmp_path / "pyproject.toml").write_text('[tool.nanlint]\nsrc = ["lib"]\n')
+    assert findings(run_cli, str(tmp_path / "scripts"), "--no-cache") == ["train.py:5:NAN103"]
