@@ -67,13 +67,11 @@ def constant(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _d
         qual = ctx.index.qualname(expr, scope)  # from math import pi
         if qual in _NAMED_CONSTANTS:
             return _NAMED_CONSTANTS[qual]
-        found = ctx.index.lookup(expr.value, scope)
-        if found is None or len(found[0]) != 1:
+        found = ctx.reaching(expr, scope)  # every assignment reaching the use gives the same constant
+        if not found or not found[0] or any(b.kind != ASSIGN or b.value is None for b in found[0]):
             return None
-        b = found[0][0]
-        if b.kind != ASSIGN or b.conditional or b.value is None:
-            return None
-        return constant(ctx, b.value, b.scope or found[1], _depth + 1)
+        consts = {constant(ctx, b.value, b.scope or found[1], _depth + 1) for b in found[0]}
+        return consts.pop() if len(consts) == 1 else None
     return None
 
 
@@ -162,21 +160,18 @@ def guarded(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _de
     ``maximum(p, eps)``, ``1 + square(x)``, a positive constant.  ``exp``,
     ``softplus``, ``sigmoid`` and ``softmax`` are *not* guards: they underflow to 0.
 
-    A name is followed through its assignment; a name rebound in place
-    (``p = clip(p, 1e-7, 1.)``) counts as guarded when any assignment guards it."""
+    A name is guarded when every value reaching it is (:mod:`nanlint.reach`): a
+    rebinding in place (``p = clip(p, 1e-7, 1.)``) before the use guards it."""
     if expr is None or _depth > 6:
         return False
     value = constant(ctx, expr, scope)
     if value is not None:
         return value > 0
     if isinstance(expr, (cst.Name, cst.Attribute)):
-        resolved = ctx.resolve(expr, scope, depth=1)
-        if resolved.origins:
-            return guarded(ctx, resolved.expr, resolved.scope, _depth + 1)
-        for b in _assignments(ctx, expr, scope):
-            if b.value is not None and guarded(ctx, b.value, b.scope or scope, _depth + 1):
-                return True
-        return False
+        reached = ctx.values(expr, scope, calls=False)
+        if len(reached) == 1 and reached[0].expr is expr:
+            return False  # nothing known about it
+        return all(r.ctx is None and guarded(ctx, r.expr, r.scope, _depth + 1) for r in reached)
     chain = terms(expr)
     if len(chain) > 1:
         if absorbed_epsilon(ctx, expr, scope) is not None:
@@ -210,17 +205,3 @@ def guarded(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _de
 
 def _is_bound_like(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> bool:
     return expr is not None and (constant(ctx, expr, scope) is not None or eps_named(ctx, expr))
-
-
-def _assignments(ctx: FileContext, expr: cst.BaseExpression, scope: Scope):
-    if isinstance(expr, cst.Name):
-        found = ctx.index.lookup(expr.value, scope)
-        if found is None:
-            return []
-        return [b for b in found[0] if b.kind == ASSIGN]
-    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-        cls = scope.enclosing_class()
-        if cls is None:
-            return []
-        return [b for b in cls.attributes.get(expr.attr.value, []) if b.kind == ASSIGN]
-    return []

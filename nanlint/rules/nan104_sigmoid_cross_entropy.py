@@ -7,7 +7,7 @@ import libcst as cst
 
 from nanlint import fixes
 from nanlint import ops as o
-from nanlint.context import FileContext, OpCall, Origin, Resolved, origin_note
+from nanlint.context import FileContext, OpCall, Resolved, origin_note
 from nanlint.guards import terms
 from nanlint.resolve import Scope
 from nanlint.rule import Rule
@@ -137,7 +137,7 @@ class SigmoidCrossEntropy(Rule):
         for node, scope in ctx.index.calls:
             if not node.args:
                 continue
-            ctor = ctx.op_of(node.func, scope, o.BCE_LOSS) or self.module_criterion(ctx, node.func, scope)
+            ctor = ctx.op_of(node.func, scope, o.BCE_LOSS)
             if ctor is None:
                 continue
             constructor, ctor_resolved = ctor
@@ -165,22 +165,6 @@ class SigmoidCrossEntropy(Rule):
                     fix = fixes.Fix(fixes.UNSAFE, "Replace with BCEWithLogitsLoss on the logits",
                                     [(node, new)], imports)
             ctx.report(node, message, fix)
-
-    @staticmethod
-    def module_criterion(ctx: FileContext, func: cst.BaseExpression, scope: Scope):
-        """``criterion = nn.BCELoss()`` assigned once in an enclosing scope (the module)."""
-        if not isinstance(func, cst.Name):
-            return None
-        found = ctx.index.lookup(func.value, scope)
-        if found is None or len(found[0]) != 1 or found[1] is scope:
-            return None
-        b = found[0][0]
-        if b.kind != "assign" or b.conditional or b.value is None:
-            return None
-        call = ctx.op_call(b.value, b.scope or found[1])
-        if call is None or call.op != o.BCE_LOSS:
-            return None
-        return call, Resolved(b.value, b.scope or found[1], [Origin(b, func.value)])
 
     @staticmethod
     def bce_fix(ctx: FileContext, call: OpCall, sigmoid: OpCall, resolved) -> fixes.Fix:

@@ -11,7 +11,7 @@ from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall
 from nanlint.guards import constant, nonnegative
-from nanlint.resolve import ASSIGN, Scope
+from nanlint.resolve import Scope
 from nanlint.gradients import not_differentiated
 from nanlint.rule import Rule
 from nanlint.rules._gradient_traps import bare, follow, is_op, key, replace_all
@@ -163,24 +163,9 @@ def small_value_test(ctx: FileContext, cond: cst.BaseExpression, scope: Scope, i
     return small[operator]
 
 
-def never_negative(ctx: FileContext, expr: cst.BaseExpression, scope: Scope, depth: int = 4) -> bool:
-    """``expr >= 0`` for every input, following names (also a closure's: a name
-    assigned once in an enclosing function) and the module's single-return functions."""
-    for _ in range(depth):
-        if isinstance(expr, cst.Name) and ctx.index.assignment(expr, scope) is None:
-            found = ctx.index.lookup(expr.value, scope)
-            if found is None or len(found[0]) != 1:
-                break
-            b = found[0][0]
-            if b.kind != ASSIGN or b.conditional or b.value is None:
-                break
-            expr, scope = b.value, b.scope or found[1]
-            continue
-        r = ctx.resolve(expr, scope, depth=1, functions=True)
-        if not r.origins:
-            break
-        expr, scope = r.expr, r.scope
-    return nonnegative(ctx, expr, scope)
+def never_negative(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """``expr >= 0`` for every value reaching it (a norm, a square, a sqrt...)."""
+    return all(r.ctx is None and nonnegative(ctx, r.expr, r.scope) for r in ctx.values(expr, scope))
 
 
 def _operand_at(ctx: FileContext, operand, scope: Scope, target: str, value: float) -> float | None:

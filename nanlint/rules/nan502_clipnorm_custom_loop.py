@@ -9,7 +9,6 @@ import libcst as cst
 from nanlint import fixes
 from nanlint.context import FileContext, OpCall
 from nanlint.project_versions import describe, targets_below
-from nanlint.resolve import ASSIGN
 from nanlint.rule import Rule
 from nanlint.rules._optimizers import OPTIMIZER_OPS, keras_optimizer
 from nanlint.rules._shapes import keyword_arg
@@ -52,27 +51,8 @@ class ClipnormCustomLoop(Rule):
 
     @staticmethod
     def optimizer_of(ctx: FileContext, receiver: cst.BaseExpression, scope) -> OpCall | None:
-        """The Keras optimizer constructor ``receiver`` names: a name assigned once
-        (in this or an enclosing scope) or ``self.attr`` assigned once in the class."""
-        value: cst.BaseExpression | None = None
-        where = scope
-        if isinstance(receiver, cst.Name):
-            found = ctx.index.lookup(receiver.value, scope)
-            if found is None:
-                return None
-            bindings, where = found
-            if len(bindings) != 1 or bindings[0].kind != ASSIGN or bindings[0].conditional:
-                return None
-            value = bindings[0].value
-        else:
-            binding = ctx.index.assignment(receiver, scope)
-            if binding is None:
-                return None
-            value = binding.value
-            where = ctx.index.scope_of_binding(binding, scope)
-        if value is None:
+        """The Keras optimizer constructor every value reaching ``receiver`` is."""
+        found = ctx.op_of(receiver, scope, *OPTIMIZER_OPS)
+        if found is None or found[1].ctx is not None or not keras_optimizer(found[0]):
             return None
-        call = ctx.op_call(value, where)
-        if call is None or call.op not in OPTIMIZER_OPS or not keras_optimizer(call):
-            return None
-        return call
+        return found[0]
