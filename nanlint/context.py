@@ -151,13 +151,7 @@ class FileContext:
             use = use.parent
         if use is not where or where.kind == "class":
             return tuple(bindings), where
-        scope_flow = self._flow(where)
-        node: cst.CSTNode | None = name
-        while node is not None and id(node) not in scope_flow.before:
-            node = self.parent(node)
-        if node is None:
-            return tuple(bindings), where
-        reached = scope_flow.reaching(name.value, node)
+        reached = self._flow(where).reaching(name)
         if reached is None:
             return tuple(bindings), where
         return reached, where
@@ -184,8 +178,14 @@ class FileContext:
 
     def values(self, expr: cst.BaseExpression, scope: Scope, shape: bool = False,
                calls: bool = True) -> list[Resolved]:
-        """Every value ``expr`` may take here (:func:`nanlint.reach.values`)."""
-        return values(self, expr, scope, shape=shape, calls=calls)
+        """Every value ``expr`` may take here (:func:`nanlint.reach.values`); memoized per
+        expression (rules ask the same names again and again).  Do not mutate the result."""
+        key = (id(expr), id(scope), shape, calls)
+        memo = self.__dict__.setdefault("_values", {})
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = (expr, values(self, expr, scope, shape=shape, calls=calls))
+        return got[1]
 
     def resolve(self, expr: cst.BaseExpression, scope: Scope, depth: int = 4,
                 functions: bool = False) -> Resolved:
@@ -225,14 +225,14 @@ class FileContext:
         if expr is None:
             return None
         first = None
-        for r in values(self, expr, scope, shape=True) if follow else [Resolved(expr, scope)]:
+        for r in self.values(expr, scope, shape=True) if follow else [Resolved(expr, scope)]:
             owner = r.ctx or self
             call = owner.op_call(r.expr, r.scope)
             if call is not None and call.op in models.LAYERS:  # a layer stands for its output
                 act = models.activation(owner, call)
                 call = None if act is None else OpCall(act, call.framework, call.fn, call.node, call.scope,
                                                        call.qualname, None, {})
-                r.via = r.via | {MODEL}
+                r = Resolved(r.expr, r.scope, r.origins, r.via | {MODEL}, r.ctx)
             if call is None or (ops and call.op not in ops):
                 return None
             if first is None:

@@ -13,7 +13,7 @@ import libcst as cst
 from nanlint import fixes as fixes_mod
 from nanlint import noqa as noqa_mod
 from nanlint.context import FileContext, RawFinding
-from nanlint.ops import with_implying
+from nanlint.ops import VALUE_SOURCES, with_implying
 from nanlint.rule import Rule
 
 MAX_FIX_PASSES = 10
@@ -313,7 +313,7 @@ class Linter:
                 except Exception:  # noqa: BLE001 - an unreadable or broken module gives nothing
                     _DEP_OPS[key] = frozenset()
             out |= _DEP_OPS[key]
-        return frozenset(out)
+        return frozenset(out) & VALUE_SOURCES
 
     def _may_report(self, present: frozenset[str]) -> bool:
         return any(rule.can_report(present) for rule in self._site_rules)

@@ -20,6 +20,7 @@ from typing import Iterable
 import libcst as cst
 
 from nanlint.resolve import Binding, Scope
+from nanlint.walk import child_fields
 
 Env = dict  # name -> tuple[Binding, ...]; never mutated once stored (copy on write)
 _DEAD = None  # no path reaches here (after return/raise/break/continue)
@@ -64,19 +65,24 @@ class ScopeFlow:
                     self.untracked.add(name)
                 self._by_stmt.setdefault(id(b.node), []).append((name, b))
         self.untracked |= scope.globals
+        self.statement_of: dict[int, cst.CSTNode] = {}  # id(Name) -> the statement it is evaluated in
+        self._seen: set[int] = set()
         self._loops: list[_Loop] = []
         self._block(body, entry)
 
     # --- queries ---------------------------------------------------------------
-    def reaching(self, name: str, stmt: cst.CSTNode) -> tuple[Binding, ...] | None:
-        """The bindings of ``name`` that reach ``stmt``; None when unknown (not a
-        statement of this scope, dead code, or a name this pass does not order)."""
-        if name in self.untracked:
+    def reaching(self, name: cst.Name) -> tuple[Binding, ...] | None:
+        """The bindings of ``name`` that reach this use of it; None when unknown (not
+        a use in this scope, dead code, or a name this pass does not order)."""
+        if name.value in self.untracked:
+            return None
+        stmt = self.statement_of.get(id(name))
+        if stmt is None:
             return None
         env = self.before.get(id(stmt))
         if env is None:
             return None
-        return env.get(name, ())
+        return env.get(name.value, ())
 
     # --- the pass ------------------------------------------------------------------
     def _bind(self, env: Env | None, node: cst.CSTNode) -> Env | None:
@@ -100,9 +106,55 @@ class ScopeFlow:
             return env
         return self._block(suite.body, env)
 
+    def _names_in(self, node: cst.CSTNode, stmt: cst.CSTNode) -> None:
+        """Record ``stmt`` as the statement of every name under ``node`` (not in nested
+        ``def``/``class`` bodies, which are scopes of their own)."""
+        stack = [node]
+        statement_of = self.statement_of
+        while stack:
+            n = stack.pop()
+            kind = type(n)
+            if kind is cst.Name:
+                statement_of[id(n)] = stmt
+                continue
+            if kind is cst.FunctionDef or kind is cst.ClassDef:
+                continue
+            for name in child_fields(kind):
+                value = getattr(n, name)
+                if type(value) is tuple or type(value) is list:
+                    stack.extend(c for c in value if isinstance(c, cst.CSTNode))
+                elif isinstance(value, cst.CSTNode):
+                    stack.append(value)
+
+    def _header(self, stmt: cst.CSTNode) -> None:
+        """The names a compound statement evaluates itself (an ``if`` test, a ``for``
+        iterable, ``with`` items, decorators and defaults of a ``def``)."""
+        parts: list = []
+        if isinstance(stmt, (cst.If, cst.While)):
+            parts = [stmt.test]
+        elif isinstance(stmt, cst.For):
+            parts = [stmt.iter, stmt.target]
+        elif isinstance(stmt, cst.With):
+            parts = list(stmt.items)
+        elif isinstance(stmt, cst.FunctionDef):
+            parts = list(stmt.decorators) + [stmt.params]
+        elif isinstance(stmt, cst.ClassDef):
+            parts = list(stmt.decorators) + list(stmt.bases) + list(stmt.keywords)
+        elif isinstance(stmt, cst.Match):
+            parts = [stmt.subject]
+        for part in parts:
+            self._names_in(part, stmt)
+
     def _stmt(self, stmt: cst.CSTNode, env: Env | None) -> Env | None:
         if env is not None:
             self.before[id(stmt)] = env
+        if id(stmt) not in self._seen:
+            self._seen.add(id(stmt))
+            if not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                self._header(stmt)
+            else:
+                for small in stmt.body:
+                    self._names_in(small, small)
         if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in stmt.body:
                 if env is not None:

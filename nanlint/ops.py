@@ -115,14 +115,22 @@ MODEL_BASES = frozenset({MODULE_BASE, FUNCTIONAL_MODEL, SEQUENTIAL})
 CONSTRUCTORS = frozenset({SEQUENTIAL, FUNCTIONAL_MODEL, SOFTMAX_LAYER, SIGMOID_LAYER, LOG_SOFTMAX_LAYER,
                           DENSE_LAYER, ACTIVATION_LAYER, MODULE_BASE})
 
-# A file can compute an activation without naming its op: through a layer or a model
-# object (``nn.Sigmoid()``, ``Dense(k, activation="softmax")``, ``keras.Model(i, o)``).
-_MODEL_PARTS = frozenset({SEQUENTIAL, FUNCTIONAL_MODEL, DENSE_LAYER, ACTIVATION_LAYER, MODULE_BASE})
+# A file can compute an activation without naming its op: through a layer (``nn.Sigmoid()``,
+# ``Dense(k, activation="softmax")``).  A model class or Sequential computes it through
+# one of those or the op itself, in its own file or in one it imports (counted there).
+_MODEL_PARTS = frozenset({DENSE_LAYER, ACTIVATION_LAYER})
 IMPLIED_BY = {
     SOFTMAX: _MODEL_PARTS | {SOFTMAX_LAYER},
     SIGMOID: _MODEL_PARTS | {SIGMOID_LAYER},
     LOG_SOFTMAX: _MODEL_PARTS | {LOG_SOFTMAX_LAYER},
 }
+
+
+# Ops whose result a value carries from one module to another (through a returned value,
+# a model class): only these of an imported module can complete a rule's triggers, whose
+# site op (the log, the sqrt, the division) must be in the file itself.
+VALUE_SOURCES = frozenset({SOFTMAX, SIGMOID, LOG_SOFTMAX, EXP, SOFTPLUS, SOFTMAX_LAYER, SIGMOID_LAYER,
+                           LOG_SOFTMAX_LAYER, DENSE_LAYER, ACTIVATION_LAYER})
 
 
 def with_implying(ops: frozenset[str]) -> frozenset[str]:

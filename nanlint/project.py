@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from nanlint.context import FileContext
 
 MAX_DEPENDENCIES = 64  # project files one file's result may depend on
-MAX_DEPTH = 3  # import levels followed
+MAX_DEPTH = 2  # import levels followed
 _SKIP_ROOTS = frozenset({"tensorflow", "torch", "jax", "jaxlib", "keras", "optax", "flax", "haiku", "numpy",
                          "scipy", "os", "sys", "math", "re", "json", "typing", "collections", "functools",
                          "itertools", "dataclasses", "pathlib", "logging", "abc", "__future__"})
@@ -115,23 +115,25 @@ def dependencies(path: Path, text: str, extra: tuple[str, ...] = ()) -> list[Pat
 
 
 def _direct(path: Path, text: str, extra: tuple[str, ...]) -> list[Path]:
+    """The modules ``from M import name`` takes names from (values, functions, classes:
+    what the analysis follows); a module imported whole (``import M``, ``from P import
+    M`` of a submodule) gives none, since attributes of a module are not followed."""
     found: list[Path] = []
     for m in _IMPORT.finditer(text):
         dots, module, names, plain = m.groups()
         if plain is not None:
-            for item in plain.split(","):
-                words = item.split()
-                if words:
-                    f = module_file(path, 0, words[0], None, extra)
-                    if f is not None:
-                        found.append(f)
             continue
         level = len(dots or "")
-        for name in (names or "").replace("(", " ").split(",") or [""]:
-            words = name.split()
-            f = module_file(path, level, module or None, words[0] if words else None, extra)
-            if f is not None:
-                found.append(f)
+        if not module and not level:
+            continue
+        target = module_file(path, level, module or None, None, extra)
+        if target is None:
+            continue
+        words = [n.split()[0] for n in (names or "").replace("(", " ").split(",") if n.split()]
+        if target.name == "__init__.py" and words and all(
+                module_file(path, level, module or None, w, extra) not in (None, target) for w in words):
+            continue  # from pkg import submodule
+        found.append(target)
     return found
 
 
@@ -193,8 +195,49 @@ def _importer(ctx: "FileContext") -> Path | None:
     return p if p.is_file() else None
 
 
-def _target(ctx: "FileContext", binding: Binding) -> tuple["FileContext", str] | None:
-    """The module a ``from M import name`` binding imports from, and the name."""
+_SUMMARIES: dict[str, tuple[tuple[int, int], dict[str, str]]] = {}
+
+
+def summary(path: Path) -> dict[str, str]:
+    """What each top-level name of a module is bound to (``def``, ``class``, ``assign``,
+    ``other``), from CPython's parser: deciding whether a name is worth following costs
+    no libcst parse."""
+    import ast
+
+    key = str(path)
+    try:
+        st = os.stat(key)
+    except OSError:
+        return {}
+    stamp = (st.st_mtime_ns, st.st_size)
+    got = _SUMMARIES.get(key)
+    if got is not None and got[0] == stamp:
+        return got[1]
+    kinds: dict[str, str] = {}
+    try:
+        tree = ast.parse(Path(key).read_bytes())
+    except (SyntaxError, ValueError, OSError, MemoryError, RecursionError):
+        tree = None
+    for node in tree.body if tree is not None else ():
+        names: list[tuple[str, str]] = []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names = [(node.name, "def")]
+        elif isinstance(node, ast.ClassDef):
+            names = [(node.name, "class")]
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [(t.id, "assign") for t in targets if isinstance(t, ast.Name)]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [((a.asname or a.name).split(".")[0], "other") for a in node.names]
+        for name, kind in names:
+            kinds[name] = kind if name not in kinds else "other"  # bound twice: not followed
+    _SUMMARIES[key] = (stamp, kinds)
+    return kinds
+
+
+def _target(ctx: "FileContext", binding: Binding, kinds: tuple[str, ...]) -> tuple["FileContext", str] | None:
+    """The module a ``from M import name`` binding imports from, and the name, when the
+    module binds the name once, to one of ``kinds``."""
     if binding.source is None:
         return None
     level, module, name = binding.source
@@ -203,7 +246,7 @@ def _target(ctx: "FileContext", binding: Binding) -> tuple["FileContext", str] |
         return None
     extra = extra_roots(ctx.settings)
     file = module_file(importer, level, module, None, extra)
-    if file is None:
+    if file is None or summary(file).get(name) not in kinds:
         return None
     other = load(file, ctx.settings)
     return (other, name) if other is not None and other is not ctx else None
@@ -218,7 +261,7 @@ def _module_binding(other: "FileContext", name: str) -> Binding | None:
 
 def imported(ctx: "FileContext", binding: Binding) -> tuple["FileContext", cst.BaseExpression, Scope] | None:
     """The value a name imported from a project module is assigned there."""
-    found = _target(ctx, binding)
+    found = _target(ctx, binding, ("assign",))
     if found is None:
         return None
     other, name = found
@@ -235,7 +278,7 @@ def definition(ctx: "FileContext", func: cst.BaseExpression, scope: Scope) -> tu
     found = ctx.index.lookup(func.value, scope)
     if found is None or len(found[0]) != 1:
         return None
-    target = _target(ctx, found[0][0])
+    target = _target(ctx, found[0][0], ("def", "class"))
     if target is None:
         return None
     other, name = target

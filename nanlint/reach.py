@@ -46,15 +46,28 @@ MODEL = "model"  # a model object's output
 MODULE = "module"  # from another module of the project
 
 
-@dataclass
 class Origin:
-    """One step that brought a value to its use, for messages: "`p` is assigned on line 3"."""
+    """One step that brought a value to its use, for messages: "`p` is assigned on line 3".
+    Its line and text are computed when a message needs them (positions cost a pass)."""
 
-    binding: Binding | None
-    name: str
-    verb: str = "is assigned on"
-    line: int | None = None
-    path: str | None = None  # set when the step is in another file
+    def __init__(self, binding: Binding | None, name: str | None, verb: str = "is assigned on",
+                 line: int | None = None, path: str | None = None, node: cst.CSTNode | None = None,
+                 owner: "FileContext | None" = None, name_node: cst.CSTNode | None = None,
+                 name_owner: "FileContext | None" = None) -> None:
+        self.binding, self._name, self.verb, self._line, self.path = binding, name, verb, line, path
+        self.node = node if node is not None else (binding.node if binding is not None else None)
+        self.owner, self._name_node, self._name_owner = owner, name_node, name_owner or owner
+
+    @property
+    def name(self) -> str:
+        if self._name is None:
+            self._name = _short(self._name_owner, self._name_node, 60)  # type: ignore[arg-type]
+        return self._name
+
+    def line_in(self, ctx: "FileContext") -> int:
+        if self._line is None:
+            self._line = (self.owner or ctx).line_of(self.node)  # type: ignore[arg-type]
+        return self._line
 
 
 @dataclass
@@ -84,7 +97,7 @@ def origin_note(ctx: "FileContext", resolved: Resolved) -> str:
     if not resolved.origins:
         return ""
     origin = resolved.origins[-1]
-    line = origin.line if origin.line is not None else ctx.line_of(origin.binding.node)  # type: ignore[union-attr]
+    line = origin.line_in(ctx)
     where = f" of {origin.path}" if origin.path else ""
     more = " (one of several values that reach here)" if MERGED in resolved.via and len(resolved.origins) == 1 else ""
     return f" (`{origin.name}` {origin.verb} line {line}{where}){more}"
@@ -147,11 +160,11 @@ class _Walk:
     def _binding(self, ctx, b: Binding, name: str, where: Scope, origins, via, frames, depth, use) -> bool:
         bscope = b.scope or where
         if b.kind == ASSIGN and b.value is not None:
-            step = Origin(b, name, line=ctx.line_of(b.node), path=self._path(ctx))
+            step = Origin(b, name, owner=ctx, path=self._path(ctx))
             self.expand(ctx, b.value, bscope, origins + [step], via, frames, depth - 1)
             return True
         if b.kind == UNPACK and b.value is not None:
-            step = Origin(b, name, line=ctx.line_of(b.node), path=self._path(ctx))
+            step = Origin(b, name, owner=ctx, path=self._path(ctx))
             sub = _Walk(self.root, self.shape, self.calls)
             sub.active = self.active
             sub.expand(ctx, b.value, bscope, [], via, frames, depth - 1)
@@ -172,7 +185,7 @@ class _Walk:
             if target is None:
                 return False
             tctx, texpr, tscope = target
-            step = Origin(b, name, "is imported on", line=ctx.line_of(b.node), path=self._path(ctx))
+            step = Origin(b, name, "is imported on", owner=ctx, path=self._path(ctx))
             self.expand(tctx, texpr, tscope, origins + [step], via | {MODULE}, frames, depth - 1)
             return True
         return False
@@ -201,7 +214,7 @@ class _Walk:
                 if arg is None:
                     self.emit(Resolved(cst.Name(name), fscope, origins, via | {PARAM}, None))
                     continue
-                step = Origin(None, name, f"is passed `{_short(ctx, arg)}` on", line=ctx.line_of(call),
+                step = Origin(None, name, f"is passed `{_short(ctx, arg)}` on", node=call, owner=ctx,
                               path=self._path(ctx))
                 self.expand(ctx, arg, caller_scope, origins + [step], via | {PARAM}, frames, depth - 1)
         finally:
@@ -224,7 +237,7 @@ class _Walk:
                 continue
             self.active.add(id(b))
             try:
-                step = Origin(b, ctx.code(expr), line=ctx.line_of(b.node), path=self._path(ctx))
+                step = Origin(b, f"self.{expr.attr.value}", owner=ctx, path=self._path(ctx))
                 self.expand(ctx, b.value, b.scope or scope, origins + [step], via, frames, depth - 1)
             finally:
                 self.active.discard(id(b))
@@ -252,12 +265,12 @@ class _Walk:
                 return False
             self.active.add(id(fscope))
             try:
-                name = _short(ctx, expr, 60)
                 inner = dict(frames)
                 inner[id(fscope)] = (expr, scope, ctx)
                 many = via | ({MERGED} if len(rets) > 1 else set())
                 for ret in rets:
-                    step = Origin(None, name, "returns it on", line=ctx.line_of(ret), path=self._path(ctx))
+                    step = Origin(None, None, "returns it on", node=ret, owner=ctx, name_node=expr,
+                                  path=self._path(ctx))
                     value = ret.value
                     if index:
                         value = _element(value, index)
@@ -273,7 +286,7 @@ class _Walk:
         output = models.output(ctx, expr, scope)
         if output is not None and not index:
             for octx, oexpr, oscope, how in output:
-                step = Origin(None, ctx.code(expr.func), how, line=octx.line_of(oexpr),
+                step = Origin(None, None, how, node=oexpr, owner=octx, name_node=expr.func, name_owner=ctx,
                               path=self._path(octx))
                 self.expand(octx, oexpr, oscope, origins + [step], via | {MODEL}, {}, depth - 1)
             return True
@@ -282,12 +295,12 @@ class _Walk:
         target = project.called(ctx, expr, scope)
         if target is not None:
             tctx, fscope, rets = target
-            name = _short(ctx, expr, 60)
             for ret in rets:
                 value = _element(ret.value, index) if index else ret.value
                 if value is None:
                     continue
-                step = Origin(None, name, "returns it on", line=tctx.line_of(ret), path=self._path(tctx))
+                step = Origin(None, None, "returns it on", node=ret, owner=tctx, name_node=expr, name_owner=ctx,
+                              path=self._path(tctx))
                 self.expand(tctx, value, fscope, origins + [step], via | {MODULE, CALL}, {}, depth - 1)
             return True
         return False

@@ -58,17 +58,19 @@ def _tables():
     from nanlint import frameworks as fw_registry
 
     functions = {name: f.op for name, (_, f) in fw_registry.function_table().items()}
-    methods: dict[str, set[str]] = {}
-    roots: set[str] = set()
+    methods: dict[str, dict[str, set[str]]] = {}  # root -> method name -> ops (a tensor method
+    roots: set[str] = set()                        # is an op only where its framework is imported)
     for fw in fw_registry.method_frameworks():
         roots |= set(fw.roots)
-        for name, f in fw.methods.items():
-            methods.setdefault(name, set()).add(f.op)
+        for root in fw.roots:
+            for name, f in fw.methods.items():
+                methods.setdefault(root, {}).setdefault(name, set()).add(f.op)
     last: dict[str, set[str]] = {}
     for name, op in functions.items():
         last.setdefault(name.rsplit(".", 1)[-1], set()).add(op)
-    for name, ops in methods.items():
-        last.setdefault(name, set()).update(ops)
+    for table in methods.values():
+        for name, ops in table.items():
+            last.setdefault(name, set()).update(ops)
     prefixes = {name.rsplit(".", k)[0] for name in functions for k in range(1, name.count(".") + 1)}
     return functions, methods, frozenset(roots), last, frozenset(prefixes)
 
@@ -207,10 +209,11 @@ def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough) -> frozens
                     op = functions.get(q)
                     if op is not None:
                         present.add(op)
-    if not method_roots.isdisjoint(roots):
-        for name in names & methods.keys():
-            if re.search(r"\.%s%s\b" % (_GAP, re.escape(name)), text):
-                present.update(methods[name])
+    for root in method_roots & roots:
+        table = methods[root]
+        for name in names & table.keys():
+            if not table[name] <= present and re.search(r"\.%s%s\b" % (_GAP, re.escape(name)), text):
+                present.update(table[name])
     present &= wanted
     keys.complete(present, enough, o.POW in present)
     return frozenset(present)

@@ -134,6 +134,8 @@ class SigmoidCrossEntropy(Rule):
                        "the loss is wrong (100 instead of |z|) and its gradient is 0; use "
                        "binary_cross_entropy_with_logits" + origin_note(ctx, resolved))
             ctx.report(call.node, message, self.bce_fix(ctx, call, sigmoid, resolved))
+        if next(ctx.calls(o.BCE_LOSS), None) is None:
+            return  # no nn.BCELoss() is built here
         for node, scope in ctx.index.calls:
             if not node.args:
                 continue
