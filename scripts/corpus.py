@@ -45,7 +45,7 @@ from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus_sources import (NotInstalled, Package, cache_dir, fetch_training,  # noqa: E402
+from corpus_sources import (NotInstalled, Package, fetch_training,  # noqa: E402
                             locate_frameworks, locate_training)
 
 EXCLUDED_RULES = ("NAN002",)  # unused-noqa: about the corpus's own flake8 comments, not hazards
@@ -79,15 +79,6 @@ CORPORA = {
         review_opt_in=False),
 }
 VERDICTS = CORPORA["frameworks"].verdicts
-
-
-def locate() -> list[Package]:
-    """The framework corpus (kept for callers of the single-corpus API)."""
-    return locate_frameworks()
-
-
-def corpus_files(pkg: Package, everything: bool = False) -> list[Path]:
-    return pkg.files(everything)
 
 
 def corpus_rules():
@@ -418,8 +409,11 @@ def main(argv: list[str] | None = None) -> int:
     table = precision_table(comparison, stats["default"])
     print(format_markdown(table) if args.markdown else format_table(table))
     if args.classes:
-        for cls, n in false_positive_classes([e for _, e in comparison.matched]).most_common():
-            print(f"{n:5}  {cls}")
+        for label, which_rules in (("default rules", True), ("opt-in rules", False)):
+            found = [e for f, e in comparison.matched if stats["default"].get(f["code"], True) == which_rules]
+            print(f"false positives per class, {label}:")
+            for cls, n in false_positive_classes(found).most_common():
+                print(f"{n:5}  {cls}")
     judged = gated(comparison, stats["default"], which.review_opt_in)
     failed = bool(judged.unreviewed) or bool(judged.lost)
     return 1 if failed and not args.update else 0
