@@ -205,8 +205,10 @@ def fetch_training(cache: Path | None = None, wheels=TRAINING, log=print) -> lis
         wheel_path = downloads / w.filename
         if not wheel_path.exists() or _sha256(wheel_path) != w.sha256:
             log(f"corpus: downloading {w.dist}=={w.version}")
+            # few retries: without network the test should skip in seconds, not minutes
             cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-                   *PLATFORM, "--dest", str(downloads), f"{w.dist}=={w.version}"]
+                   "--retries", "1", "--timeout", "30", *PLATFORM, "--dest", str(downloads),
+                   f"{w.dist}=={w.version}"]
             done = subprocess.run(cmd, capture_output=True, text=True)
             if done.returncode != 0 or not wheel_path.exists():
                 said = (done.stderr or done.stdout or "").strip().splitlines()
