@@ -1,35 +1,39 @@
 #!/usr/bin/env python3
-"""The precision regression corpus: lint the Python sources of real ML packages
+"""The precision regression corpora: lint the Python sources of real ML packages
 and compare every finding with a hand-reviewed verdict.
 
-The corpus is the installed, pinned framework packages (the ``frameworks`` extra
-in ``pyproject.toml``): keras, torch, tensorflow's ``python/`` tree, jax and optax --
-the training-numerics subtrees listed in ``CORPUS``.
+Two corpora (``--corpus``), defined in ``scripts/corpus_sources.py``: ``frameworks``,
+the installed, pinned framework packages (keras, torch, tensorflow's ``python/``,
+jax, optax: their training-numerics subtrees), verdicts in ``tests/corpus/verdicts.json``;
+and ``training``, training code (model zoos, pipelines, RL agents, probabilistic
+models) from pinned PyPI wheels fetched into a cache, never installed, verdicts in
+``tests/corpus/training-verdicts.json``.
 Every finding of every rule (but NAN002 unused-noqa, which is about the
 packages' own flake8 comments) is keyed by a line-independent fingerprint --
 package, path inside the package, rule code, the flagged expression's source
 text with whitespace collapsed, and its occurrence index among identical
-(path, code, text) findings -- and looked up in ``tests/corpus/verdicts.json``,
-where a person recorded ``true-positive`` or ``false-positive`` and a reason.
+(path, code, text) findings -- and looked up in the verdicts file, where a person
+recorded ``true-positive`` or ``false-positive``, a reason and (false positives of
+the training corpus) a ``class`` tag.
 
     python scripts/corpus.py            # compare: new/vanished findings, precision
     python scripts/corpus.py --update   # record new findings as "unreviewed", drop vanished ones
     python scripts/corpus.py --show     # print every unreviewed finding with its code, to review
+    python scripts/corpus.py --corpus training --fetch   # the same on the training corpus, fetched first
 
 Default rules are the gate; opt-in rules are linted, recorded and reported
-separately (``"default": false`` in the report), with the same review.
-Exit status of the compare mode: 0 when every finding has a verdict and no
-recorded finding vanished, 1 otherwise, 2 when the corpus is not installed or
-its versions differ from the recorded ones.
+separately (``"default": false`` in the report), with the same review on the
+framework corpus and by sample on the training corpus (not gated there).
+Exit status of the compare mode: 0 when every gated finding has a verdict and no
+recorded true positive vanished (a vanished false positive is stale: reported,
+dropped by ``--update``), 1 otherwise, 2 when the corpus is not there or its
+versions differ from the recorded ones.
 """
 
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import hashlib
-import importlib.metadata
-import importlib.util
 import json
 import re
 import sys
@@ -37,75 +41,44 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-VERDICTS = ROOT / "tests" / "corpus" / "verdicts.json"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus_sources import (NotInstalled, Package, fetch_training,  # noqa: E402
+                            locate_frameworks, locate_training)
 
-# (package, distribution, import name, subtrees of the package directory).  Whole
-# packages are ~95 MB of Python (nanlint parses ~all of it: every file names its
-# framework), too slow for the test suite on 2 cores; the corpus is the training-
-# numerics code: keras's implementation (its backends are written in the public
-# tf/torch/jax APIs nanlint resolves), torch's nn/distributions/optim/reference
-# ops and top-level modules, tensorflow's ops/keras/training (generated gen_*.py
-# op wrappers excluded), jax's nn/numpy/scipy, example_libraries and experimental.
-# Left out: compilers, distributed, export, quantization and test harnesses
-# (torch/_inductor, _dynamo, testing, distributed, onnx, fx, ao...).  "*.py" is
-# the top-level modules of the package, "." all of it.  See docs/precision.md.
-CORPUS = (
-    ("keras", "keras", "keras", ("src",)),
-    ("torch", "torch", "torch", ("*.py", "nn", "distributions", "optim", "_refs", "_decomp", "special",
-                                 "linalg", "masked", "signal")),
-    ("tensorflow", "tensorflow-cpu", "tensorflow", ("python/ops", "python/keras", "python/training")),
-    ("jax", "jax", "jax", ("_src/nn", "_src/numpy", "_src/scipy", "example_libraries", "experimental")),
-    ("optax", "optax", "optax", (".",)),  # JAX losses, optimizers and schedules, written in the public jnp API
-)
-EXCLUDED_FILES = ("gen_*.py",)  # generated code
 EXCLUDED_RULES = ("NAN002",)  # unused-noqa: about the corpus's own flake8 comments, not hazards
 VERDICT_VALUES = ("true-positive", "false-positive", "unreviewed")
 MAX_EXPR = 160  # longer expressions are keyed by a prefix and a hash of the whole
 
 
-class NotInstalled(Exception):
-    pass
-
-
 @dataclass(frozen=True)
-class Package:
+class Corpus:
     name: str
-    version: str
-    root: Path  # the package directory; paths are relative to it
-    subtrees: tuple[str, ...]  # what is linted: directories under root, "*.py" for its own modules
+    verdicts: Path
+    about: str
+    locate: Callable[[], list[Package]]
+    fetch: Callable[[], list[Package]] | None = None  # None: installed, not fetched
+    how_to_get: str = ""
+    review_opt_in: bool = True  # False: opt-in rules' findings are recorded, not gated (see gated())
 
 
-def locate() -> list[Package]:
-    """The corpus packages, found without importing them."""
-    out = []
-    for name, dist, module, subtree in CORPUS:
-        try:
-            version = importlib.metadata.version(dist)
-        except importlib.metadata.PackageNotFoundError:
-            raise NotInstalled(f"{dist} is not installed (pip install -e '.[frameworks]')") from None
-        spec = importlib.util.find_spec(module)
-        if spec is None or not spec.submodule_search_locations:
-            raise NotInstalled(f"{module} is not importable")
-        root = Path(list(spec.submodule_search_locations)[0])
-        for sub in subtree:
-            if sub != "*.py" and not (root / sub).is_dir():
-                raise NotInstalled(f"{root / sub} is missing")
-        out.append(Package(name, version.split("+")[0], root, subtree))
-    return out
-
-
-def corpus_files(pkg: Package, everything: bool = False) -> list[Path]:
-    """The package's corpus files (``everything``: all of its Python files)."""
-    if everything:
-        found = set(pkg.root.rglob("*.py"))
-    else:
-        found = set()
-        for sub in pkg.subtrees:
-            found |= set(pkg.root.glob("*.py") if sub == "*.py" else (pkg.root / sub).rglob("*.py"))
-    return sorted(p for p in found if "__pycache__" not in p.parts
-                  and not any(fnmatch.fnmatch(p.name, pattern) for pattern in EXCLUDED_FILES))
+CORPORA = {
+    "frameworks": Corpus(
+        "frameworks", ROOT / "tests" / "corpus" / "verdicts.json",
+        "Hand-reviewed verdicts for every nanlint finding on the pinned framework sources; "
+        "see docs/precision.md. Key: package, path, code, expr, n (line is a hint only).",
+        locate_frameworks, how_to_get="pip install -e '.[frameworks]'"),
+    "training": Corpus(
+        "training", ROOT / "tests" / "corpus" / "training-verdicts.json",
+        "Hand-reviewed verdicts for every nanlint finding on the training corpus (PyPI wheels pinned in "
+        "scripts/corpus_sources.py); see docs/precision.md. Key: package, path, code, expr, n (line is a "
+        "hint only); class names the false-positive class.",
+        locate_training, fetch_training, how_to_get="python scripts/corpus.py --corpus training --fetch",
+        review_opt_in=False),
+}
+VERDICTS = CORPORA["frameworks"].verdicts
 
 
 def corpus_rules():
@@ -155,7 +128,7 @@ def lint_corpus(packages: list[Package], jobs: int | None = None, rules=None,
     files: list[Path] = []
     owner: dict[Path, Package] = {}
     for pkg in packages:
-        for f in corpus_files(pkg, everything):
+        for f in pkg.files(everything):
             files.append(f)
             owner[f] = pkg
     stats = runner.Stats()
@@ -212,13 +185,20 @@ def load_verdicts(path: Path = VERDICTS) -> dict:
             raise ValueError(f"{path}: bad verdict {e.get('verdict')!r} for {key_of(e)}")
         if e["verdict"] != "unreviewed" and not e.get("reason", "").strip():
             raise ValueError(f"{path}: a {e['verdict']} verdict needs a reason: {key_of(e)}")
+        if "class" in e and not (isinstance(e["class"], str) and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", e["class"])):
+            raise ValueError(f"{path}: a class is a short kebab-case tag, not {e['class']!r}: {key_of(e)}")
     return data
 
 
-def save_verdicts(data: dict, path: Path = VERDICTS) -> None:
+def false_positive_classes(entries: list[dict]) -> Counter:
+    """class tag -> number of false positives (untagged ones under "-")."""
+    return Counter(e.get("class", "-") for e in entries if e["verdict"] == "false-positive")
+
+
+def save_verdicts(data: dict, path: Path = VERDICTS, about: str | None = None) -> None:
     data["findings"].sort(key=lambda e: (e["package"], e["path"], e["line"], e["code"], e["n"]))
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = ["{", f' "about": {json.dumps(data.get("about", ABOUT))},',
+    lines = ["{", f' "about": {json.dumps(data.get("about") or about or ABOUT)},',
              f' "versions": {json.dumps(data["versions"], sort_keys=True)},', ' "findings": [']
     body = [" " + json.dumps({k: e[k] for k in FIELDS if k in e}, ensure_ascii=False) for e in data["findings"]]
     lines.append(",\n".join(body))
@@ -226,9 +206,8 @@ def save_verdicts(data: dict, path: Path = VERDICTS) -> None:
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
-ABOUT = ("Hand-reviewed verdicts for every nanlint finding on the pinned framework sources; "
-         "see docs/precision.md. Key: package, path, code, expr, n (line is a hint only).")
-FIELDS = ("package", "path", "code", "expr", "n", "line", "verdict", "reason")
+ABOUT = CORPORA["frameworks"].about
+FIELDS = ("package", "path", "code", "expr", "n", "line", "verdict", "class", "reason")
 
 
 @dataclass
@@ -240,6 +219,16 @@ class Comparison:
     @property
     def unreviewed(self) -> list[dict]:
         return self.new + [f for f, e in self.matched if e["verdict"] == "unreviewed"]
+
+    @property
+    def lost(self) -> list[dict]:
+        """Recorded true positives no longer found: lost recall."""
+        return [e for e in self.vanished if e["verdict"] == "true-positive"]
+
+    @property
+    def stale(self) -> list[dict]:
+        """Recorded false positives (or unreviewed entries) no longer found: progress, to drop."""
+        return [e for e in self.vanished if e["verdict"] != "true-positive"]
 
 
 def compare(findings: list[dict], recorded: dict) -> Comparison:
@@ -327,39 +316,60 @@ def show(entries: list[dict], packages: list[Package], context: int = 6) -> str:
     return "\n".join(out)
 
 
-def check_versions(packages: list[Package], recorded: dict) -> str | None:
+def check_versions(packages: list[Package], recorded: dict, how_to_get: str = "pip install -e '.[frameworks]'") -> str | None:
     installed = {p.name: p.version for p in packages}
     if recorded.get("versions") and recorded["versions"] != installed:
-        return (f"the installed corpus {installed} differs from the reviewed one {recorded['versions']}; "
-                f"install the pinned versions: pip install -e '.[frameworks]'")
+        return (f"the corpus {installed} differs from the reviewed one {recorded['versions']}; "
+                f"get the pinned versions: {how_to_get}")
     return None
+
+
+def gated(comparison: Comparison, default: dict[str, bool], review_opt_in: bool = True) -> Comparison:
+    """The part of a comparison the gate judges: all of it, or (``review_opt_in`` False, the
+    training corpus) only the default rules' findings -- opt-in audit rules such as NAN109
+    are recorded there for the diff, and reviewed by sample."""
+    if review_opt_in:
+        return comparison
+    keep = lambda code: default.get(code, True)  # noqa: E731
+    return Comparison([(f, e) for f, e in comparison.matched if keep(f["code"])],
+                      [f for f in comparison.new if keep(f["code"])],
+                      [e for e in comparison.vanished if keep(e["code"])])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", choices=sorted(CORPORA), default="frameworks",
+                        help="which corpus: the installed frameworks (default) or the fetched training code")
+    parser.add_argument("--fetch", action="store_true",
+                        help="download and unpack the pinned wheels of a fetched corpus first (needs PyPI)")
     parser.add_argument("--update", action="store_true",
                         help="record new findings as unreviewed and drop vanished ones")
     parser.add_argument("--show", action="store_true", help="print unreviewed findings with their code")
     parser.add_argument("--markdown", action="store_true", help="print the per-rule table as Markdown")
+    parser.add_argument("--classes", action="store_true", help="count the recorded false positives per class")
     parser.add_argument("--select", default=None, help="comma-separated rule codes to report on (default: all)")
     parser.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (0: one per core)")
-    parser.add_argument("--verdicts", type=Path, default=VERDICTS)
+    parser.add_argument("--verdicts", type=Path, default=None, help="the verdicts file (default: the corpus's)")
     parser.add_argument("--everything", action="store_true",
                         help="lint every Python file of the packages, not only the corpus subtrees "
                              "(exploration: the recorded verdicts cover the corpus)")
     args = parser.parse_args(argv)
+    which = CORPORA[args.corpus]
+    verdicts = args.verdicts or which.verdicts
     try:
-        packages = locate()
+        if args.fetch and which.fetch is None:
+            parser.error(f"the {which.name} corpus is installed, not fetched: {which.how_to_get}")
+        packages = which.fetch() if args.fetch else which.locate()
     except NotInstalled as exc:
         print(f"corpus: {exc}", file=sys.stderr)
         return 2
-    recorded = load_verdicts(args.verdicts)
-    mismatch = check_versions(packages, recorded)
+    recorded = load_verdicts(verdicts)
+    mismatch = check_versions(packages, recorded, which.how_to_get)
     if mismatch and not args.update:
         print(f"corpus: {mismatch}", file=sys.stderr)
         return 2
     if mismatch:  # a package added to the corpus, or a deliberate upgrade: verdicts are re-keyed
-        print(f"corpus: warning: {mismatch}; recording the installed versions", file=sys.stderr)
+        print(f"corpus: warning: {mismatch}; recording these versions", file=sys.stderr)
     rules = corpus_rules()
     if args.everything and args.update:
         parser.error("--everything is for exploration; --update records the corpus subtrees only")
@@ -369,11 +379,11 @@ def main(argv: list[str] | None = None) -> int:
         findings = [f for f in findings if f["code"] in wanted]
         recorded = dict(recorded, findings=[e for e in recorded["findings"] if e["code"] in wanted])
     comparison = compare(findings, recorded)
-    print(f"corpus: {stats['files']} files, {stats['lines']} lines "
+    print(f"corpus {which.name}: {stats['files']} files, {stats['lines']} lines "
           f"({', '.join(n + ' ' + p['version'] + ': ' + str(p['files']) + ' files' for n, p in stats['packages'].items())}); "
           f"{stats['parsed']} parsed, {stats['prefiltered']} prefiltered, {stats['jobs']} jobs, {stats['seconds']} s wall, {stats['cpu_seconds']} s CPU")
     if args.update:
-        full = load_verdicts(args.verdicts)
+        full = load_verdicts(verdicts)
         keep_codes = None if not args.select else wanted
         kept = [e for e in full["findings"] if keep_codes is not None and e["code"] not in keep_codes]
         for f, e in comparison.matched:
@@ -382,21 +392,30 @@ def main(argv: list[str] | None = None) -> int:
             kept.append(dict(f, verdict="unreviewed", reason=""))
         full["findings"] = kept
         full["versions"] = {p.name: p.version for p in packages}
-        save_verdicts(full, args.verdicts)
-        print(f"updated {args.verdicts}: {len(comparison.new)} new (unreviewed), "
+        save_verdicts(full, verdicts, which.about)
+        print(f"updated {verdicts}: {len(comparison.new)} new (unreviewed), "
               f"{len(comparison.vanished)} vanished dropped")
         for e in comparison.vanished:
             print(f"  vanished ({e['verdict']}): {describe(e)}")
     else:
         for f in comparison.new:
             print(f"new: {describe(f)}")
-        for e in comparison.vanished:
-            print(f"vanished ({e['verdict']}): {describe(e)}")
+        for e in comparison.lost:
+            print(f"lost (true-positive no longer found): {describe(e)}")
+        for e in comparison.stale:
+            print(f"stale ({e['verdict']} no longer found; --update drops it): {describe(e)}")
     if args.show:
         print(show(comparison.unreviewed, packages))
     table = precision_table(comparison, stats["default"])
     print(format_markdown(table) if args.markdown else format_table(table))
-    failed = bool(comparison.unreviewed) or (bool(comparison.vanished) and not args.update)
+    if args.classes:
+        for label, which_rules in (("default rules", True), ("opt-in rules", False)):
+            found = [e for f, e in comparison.matched if stats["default"].get(f["code"], True) == which_rules]
+            print(f"false positives per class, {label}:")
+            for cls, n in false_positive_classes(found).most_common():
+                print(f"{n:5}  {cls}")
+    judged = gated(comparison, stats["default"], which.review_opt_in)
+    failed = bool(judged.unreviewed) or bool(judged.lost)
     return 1 if failed and not args.update else 0
 
 
