@@ -5,15 +5,20 @@ for each of its reaching values.
 * ``bounded_exponent``: ``exp(x)`` cannot overflow -- ``x`` is at most a constant
   below 88 (``-abs(.)``, ``-square(.)``, a clip or minimum, a ``where`` whose
   branches are non-positive where they are selected: ``where(x >= 0, -x, x)``).
+* ``may_be_zero``: the code says a value can plausibly be exactly 0 (a difference,
+  a gradient, a masked or rectified value), and why.
+* ``gradient_free``: a value carries no gradient (constants, comparisons, counts).
 """
 
 from __future__ import annotations
+
+import re
 
 import libcst as cst
 
 from nanlint import ops as o
 from nanlint.context import FileContext
-from nanlint.guards import constant
+from nanlint.guards import constant, nonnegative
 from nanlint.resolve import Scope
 
 EXP_OVERFLOW = 88.0  # exp(x) is inf in float32 above ~88.72
@@ -67,6 +72,16 @@ def nonpositive(ctx: FileContext, expr: cst.BaseExpression, scope: Scope, depth:
             return p is not None and p == int(p) and int(p) % 2 == 0
         call = ctx.op_call(inner, scope)
         return call is not None and call.op in NONNEGATIVE_OPS
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):  # -0.5 * d ** 2
+        for a, b in ((expr.left, expr.right), (expr.right, expr.left)):
+            c = constant(ctx, a, scope)
+            if c is not None and c <= 0 and nonnegative(ctx, b, scope):
+                return True
+        return False
+    call = ctx.op_call(expr, scope)  # x.abs().neg()
+    if call is not None and call.op == o.NEGATIVE and call.x is not None:
+        inner = ctx.op_call(call.x, scope)
+        return inner is not None and inner.op in NONNEGATIVE_OPS
     value = constant(ctx, expr, scope)
     return value is not None and value <= 0
 
@@ -113,3 +128,148 @@ def _text(expr: cst.BaseExpression) -> str:
     if getattr(expr, "lpar", None):
         expr = expr.with_changes(lpar=[], rpar=[])
     return "".join(_EMPTY.code_for_node(expr).split())
+
+
+# --- plausible zeros ------------------------------------------------------------------------
+# A value is *plausibly* exactly zero, on inputs a training program sees, when the code says
+# so: a difference of two values that can coincide (a distance to itself, x - mean of one
+# element), a gradient (zero at an optimum), a masked, padded or rectified value, zeros.
+# Not an embedding, a projection, a ray or a learned weight vector: singular only at exactly
+# 0, which real data never reaches.
+_GRADIENT_NAME = re.compile(r"^(g|gs|grad|grads|gradient|gradients|\w+_grads?|grads?_\w+|d_?loss\w*)$")
+_DIFFERENCE_NAME = re.compile(r"^(d|dx|dy|dz|diff\w*|\w+_diffs?|delta\w*|\w+_delta|residuals?|err|errors?|"
+                              r"offsets?|displacements?)$")
+_MASK_NAME = re.compile(r"mask|pad", re.IGNORECASE)
+_ZERO_MAKERS = frozenset({"zeros", "zeros_like", "new_zeros"})
+
+
+def may_be_zero(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _depth: int = 3) -> str | None:
+    """Why ``expr`` can plausibly be exactly 0 (``"a difference"``, ``"a gradient"``,
+    ``"a masked value"``, ``"a rectified value"``, ``"zeros"``), for some value reaching it;
+    None when nothing in the code says so."""
+    if expr is None or _depth < 0:
+        return None
+    for r in ctx.values(expr, scope, shape=True):
+        if r.ctx is not None:
+            continue
+        why = _zero_here(ctx, r.expr, r.scope, _depth)
+        if why is not None:
+            return why
+    return None
+
+
+def _zero_here(ctx: FileContext, e: cst.BaseExpression, scope: Scope, depth: int) -> str | None:
+    e = ctx.arithmetic(e, scope)
+    if isinstance(e, cst.BinaryOperation):
+        if isinstance(e.operator, cst.Subtract):
+            return "a difference of two values that can coincide"
+        if isinstance(e.operator, cst.Multiply):
+            for side in (e.left, e.right):
+                if _is_mask(ctx, side, scope):
+                    return "a masked value"
+            return may_be_zero(ctx, e.left, scope, depth - 1) or may_be_zero(ctx, e.right, scope, depth - 1)
+        if isinstance(e.operator, cst.Divide):
+            return may_be_zero(ctx, e.left, scope, depth - 1)
+        return None
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus):
+        return may_be_zero(ctx, e.expression, scope, depth - 1)
+    if isinstance(e, cst.Name) and _GRADIENT_NAME.match(e.value):
+        return "a gradient, zero at an optimum"
+    if isinstance(e, cst.Name) and _DIFFERENCE_NAME.match(e.value):
+        return f"`{e.value}`, a difference of values that can coincide"
+    call = ctx.op_call(e, scope)
+    if call is not None:
+        if call.op == o.RELU:
+            return "a rectified value"
+        if call.op in (o.CLIP, o.MAXIMUM):
+            lo = call.value("lo") if call.op == o.CLIP else call.value("y")
+            if lo is not None and constant(ctx, lo, scope) == 0.0:
+                return "a rectified value"
+        if call.op in (o.WHERE, o.MASKED_FILL):
+            fill = call.value("value") if call.op == o.MASKED_FILL else call.value("y")
+            if fill is not None and constant(ctx, fill, scope) == 0.0:
+                return "a masked value"
+        if call.op in (o.SUM, o.MEAN, o.ABS, o.SQUARE, o.NEGATIVE) and call.x is not None:
+            return may_be_zero(ctx, call.x, scope, depth - 1)
+        return None
+    if isinstance(e, cst.Call):
+        func = e.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if last in _ZERO_MAKERS and (isinstance(func, cst.Attribute) or ctx.index.qualname(func, scope)):
+            return "zeros"
+    return None
+
+
+def _is_mask(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """A 0/1 mask: a comparison (cast or not) or a name that says it is one."""
+    for r in ctx.values(expr, scope, shape=True):
+        e = r.expr
+        if isinstance(e, cst.Comparison):
+            return True
+        if r.ctx is None and ctx.condition(e, scope) is not e:
+            return True
+        if isinstance(e, (cst.Name, cst.Attribute)) and _MASK_NAME.search(ctx.code(e)):
+            return True
+    return False
+
+
+# --- values that carry no gradient -------------------------------------------------------------
+_NO_GRADIENT_BUILTINS = frozenset({"len", "int", "float", "bool", "range", "round"})
+_NO_GRADIENT_MAKERS = frozenset({"arange", "zeros", "ones", "zeros_like", "ones_like", "full", "full_like",
+                                 "eye", "linspace", "tensor", "constant", "shape", "size", "numel"})
+
+
+def gradient_free(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _depth: int = 4) -> bool:
+    """``expr`` carries no gradient: constants, comparisons and counts of them, shapes,
+    ``arange``/``zeros``/``ones``, and arithmetic or reductions of those, for every value
+    reaching it."""
+    if expr is None or _depth < 0:
+        return False
+    if constant(ctx, expr, scope) is not None:
+        return True
+    if isinstance(expr, (cst.Name, cst.Attribute)) and not (
+            isinstance(expr, cst.Attribute) and expr.attr.value in ("shape", "ndim", "dtype")):
+        reached = ctx.values(expr, scope, shape=True)
+        if len(reached) == 1 and reached[0].expr is expr:
+            return False
+        return all(r.ctx is None and gradient_free(ctx, r.expr, r.scope, _depth - 1) for r in reached)
+    if isinstance(expr, cst.Attribute):
+        return True  # x.shape, x.ndim
+    if isinstance(expr, cst.Comparison) or ctx.condition(expr, scope) is not expr:
+        return True
+    expr = ctx.arithmetic(expr, scope)
+    if isinstance(expr, cst.BinaryOperation):
+        return gradient_free(ctx, expr.left, scope, _depth - 1) and gradient_free(ctx, expr.right, scope, _depth - 1)
+    if isinstance(expr, cst.UnaryOperation):
+        return gradient_free(ctx, expr.expression, scope, _depth - 1)
+    if isinstance(expr, cst.Subscript):
+        return gradient_free(ctx, expr.value, scope, _depth - 1)
+    if not isinstance(expr, cst.Call):
+        return False
+    call = ctx.op_call(expr, scope)
+    if call is not None:
+        if call.op in (o.SUM, o.MEAN, o.SHAPE, o.REDUCE_MAX, o.REDUCE_MIN, o.ABS, o.FLOOR, o.ROUND):
+            return call.x is not None and gradient_free(ctx, call.x, scope, _depth - 1)
+        return call.op in (o.STOP_GRADIENT, o.RANDOM_UNIFORM)
+    func = expr.func
+    if isinstance(func, cst.Name) and func.value in _NO_GRADIENT_BUILTINS and not ctx.index.is_bound(func.value, scope):
+        return True
+    if isinstance(func, cst.Attribute):
+        if func.attr.value in ("float", "long", "int", "double", "half", "sum", "size", "numel", "item"):
+            return gradient_free(ctx, func.value, scope, _depth - 1)  # count.float(), mask.sum()
+        if func.attr.value in _NO_GRADIENT_MAKERS and ctx.index.qualname(func, scope) is not None:
+            return True
+    return False
+
+
+def uniform_below_one(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """Every value reaching ``expr`` is a uniform draw below 1 (``torch.rand``,
+    ``tf.random.uniform`` without a ``maxval`` above 1): it never reaches 1."""
+    for r in ctx.values(expr, scope, shape=True):
+        call = ctx.op_call(r.expr, r.scope) if r.ctx is None else None
+        if call is None or call.op != o.RANDOM_UNIFORM:
+            return False
+        hi = call.value("hi")
+        if hi is not None and (constant(ctx, hi, r.scope) or 2.0) > 1.0:
+            return False
+    return True

@@ -51,7 +51,43 @@ def not_differentiated(ctx: FileContext, node: cst.CSTNode, framework: o.Framewo
     or the test of a Python ``if``/``while`` (a bool: measured in torch 2.13 and TF 2.21,
     ``if sqrt(sum(d**2)) < tol`` at d = 0 leaves the gradient finite; JAX cannot even trace it)."""
     return (_under_no_grad(ctx, node) or _in_pallas_kernel(ctx, node) or _inference_only(ctx, node, 2)
+            or _custom_derivative(ctx, node) or _inference_location(ctx)
             or _sinks_only(ctx, node, framework, _NAME_DEPTH))
+
+
+# Directories of code that runs without gradients: inference pipelines, noise schedulers,
+# samplers, data transforms and preprocessing (diffusers' pipelines/ and schedulers/,
+# torchvision's transforms/, keras-hub's samplers/ ...).
+INFERENCE_DIRS = frozenset({"pipelines", "schedulers", "samplers", "transforms", "preprocessing"})
+# Functions autodiff does not run through: their derivative is written by hand.
+CUSTOM_DERIVATIVE_DECORATORS = ("once_differentiable", "custom_gradient", "custom_vjp", "custom_jvp")
+
+
+def _inference_location(ctx: FileContext) -> bool:
+    parts = ctx.path.replace("\\", "/").split("/")[:-1]
+    return not INFERENCE_DIRS.isdisjoint(parts)
+
+
+def _custom_derivative(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """Inside a function whose derivative is hand-written (``@tf.custom_gradient``,
+    ``@jax.custom_vjp``, ``@once_differentiable``) or the ``backward`` of a
+    ``torch.autograd.Function``: autodiff never runs through it."""
+    n = _enclosing(ctx, node, cst.FunctionDef)
+    while n is not None:
+        for d in n.decorators:  # type: ignore[attr-defined]
+            target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            name = target.attr.value if isinstance(target, cst.Attribute) else \
+                target.value if isinstance(target, cst.Name) else ""
+            if name in CUSTOM_DERIVATIVE_DECORATORS:
+                return True
+        if n.name.value == "backward":  # type: ignore[attr-defined]
+            cls = _enclosing(ctx, n, (cst.ClassDef, cst.FunctionDef))
+            if isinstance(cls, cst.ClassDef) and any(
+                    (b.value.attr.value if isinstance(b.value, cst.Attribute) else getattr(b.value, "value", ""))
+                    == "Function" for b in cls.bases):
+                return True
+        n = _enclosing(ctx, n, cst.FunctionDef)
+    return False
 
 
 def _inference_only(ctx: FileContext, node: cst.CSTNode, depth: int) -> bool:

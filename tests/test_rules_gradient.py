@@ -197,7 +197,10 @@ def test_single_where_users_own_where_is_not_flagged():
     ("tf.sqrt(tf.reduce_sum((a - b) ** 2))", True),
     ("tf.sqrt(tf.reduce_sum(d * d))", True),
     ("tf.reduce_sum(tf.square(a - b)) ** 0.5", True),
-    ("tf.pow(tf.reduce_sum(tf.square(a)), 0.5)", True),
+    ("tf.pow(tf.reduce_sum(tf.square(a)), 0.5)", False),  # an arbitrary vector: not plausibly exactly 0
+    ("tf.pow(tf.reduce_sum(tf.square(a * mask)), 0.5)", True),  # a masked one is
+    ("tf.pow(tf.reduce_sum(tf.square(tf.nn.relu(a))), 0.5)", True),  # and so is a rectified one
+    ("tf.sqrt(a ** 2 + sigma_data ** 2)", False),  # a term that is not plausibly 0 keeps the sum positive
     ("tf.sqrt(dx ** 2 + dy ** 2)", True),
     ("tf.norm(a - b, axis=-1)", True),
     ("tf.norm(a - b, ord=1)", False),
@@ -214,7 +217,7 @@ def test_sqrt_at_zero_tensorflow(expr, flagged):
     import numpy as np
     import tensorflow as tf
 
-    def f(a, b, d, dx, dy):
+    def f(a, b, d, dx, dy, mask, sigma_data):
         return {expr}
     """
     assert (codes(src, select=["NAN202"]) == ["NAN202"]) is flagged
@@ -265,7 +268,8 @@ def test_normalize_by_norm_supersedes_sqrt_at_zero():
     src = """
     import tensorflow as tf
 
-    def f(x):
+    def f(v, mask):
+        x = v * mask
         return x / tf.sqrt(tf.reduce_sum(tf.square(x), axis=-1, keepdims=True))
     """
     assert codes(src, select=["NAN202", "NAN203"]) == ["NAN203"]
@@ -290,10 +294,43 @@ def test_normalize_by_norm(header, expr, flagged):
     src = f"""
     {header}
 
-    def f(x, w):
+    def f(v, w, mask):
+        x = v * mask  # padded rows are zero vectors
         return {expr}
     """
     assert (codes(src, select=["NAN203"]) == ["NAN203"]) is flagged
+
+
+@pytest.mark.parametrize("value", [
+    "self.visual_projection(h)",  # an embedding: never exactly the zero vector
+    "torch.randn(4, 3)",  # a random sample
+    "v",  # an input nothing is known of
+])
+def test_normalize_by_norm_of_a_value_not_plausibly_zero_is_silent(value):
+    src = f"""
+    import torch
+
+    def f(self, h, v):
+        x = {value}
+        return x / x.norm(dim=-1, keepdim=True)
+    """
+    assert codes(src, select=["NAN203"]) == []
+
+
+@pytest.mark.parametrize("value,why", [
+    ("a - b", "a difference"), ("v * mask", "a masked value"), ("torch.relu(v)", "a rectified value"),
+    ("torch.where(m, v, 0.0)", "a masked value"),
+])
+def test_normalize_by_norm_says_why_zero_is_plausible(value, why):
+    src = f"""
+    import torch
+
+    def f(a, b, v, m, mask):
+        x = {value}
+        return x / x.norm(dim=-1, keepdim=True)
+    """
+    [finding] = only(src, "NAN203")
+    assert why in finding.message
 
 
 @pytest.mark.parametrize("expr,fixed_expr", [
@@ -305,7 +342,8 @@ def test_normalize_by_norm_torch_fix(expr, fixed_expr):
     import torch
     import torch.nn.functional as F
 
-    def f(x):
+    def f(a, b):
+        x = a - b
         return {expr}
     """
     assert f"return {fixed_expr}" in fixed(src, "NAN203")
@@ -319,7 +357,8 @@ def test_normalize_by_norm_without_axis_or_keepdims_is_display_only(header, expr
     src = f"""
     {header}
 
-    def f(x):
+    def f(a, b):
+        x = a - b
         return {expr}
     """
     assert [f.fix_applicability for f in only(src, "NAN203")] == ["display-only"]

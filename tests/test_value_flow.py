@@ -269,3 +269,59 @@ def test_model_outputs(src, code):
 ])
 def test_model_outputs_silent(src):
     assert codes(src) == []
+
+
+# --- NAN201: branches without a gradient, and a double where through a name ---------------------------
+def test_single_where_over_counts_is_silent():
+    src = """\
+        import torch
+        def iou(mask_logits, d):
+            area_i = torch.sum((mask_logits > d) & (mask_logits > -d), dim=-1).float()
+            area_u = torch.sum(mask_logits > -d, dim=-1).float()
+            return torch.where(area_u > 0, area_i / area_u, 1.0)
+    """
+    assert "NAN201" not in codes(src)
+
+
+def test_single_where_with_a_learned_numerator_is_flagged():
+    src = """\
+        import torch
+        def ratio(score, mask_logits, d):
+            area_u = torch.sum(mask_logits > -d, dim=-1).float()
+            return torch.where(area_u > 0, score / area_u, 1.0)
+    """
+    assert "NAN201" in codes(src)
+
+
+def test_double_where_through_a_name_is_silent():
+    src = """\
+        import tensorflow as tf
+        def variance(df, scale):
+            first_denom = tf.where(df > 2., df - 2., 1.)
+            return tf.where(df > 2., scale * df / first_denom, float("inf"))
+    """
+    assert "NAN201" not in codes(src)
+
+
+# --- never differentiated: hand-written derivatives, inference locations ---------------------------
+@pytest.mark.parametrize("src", [
+    "import torch\nfrom torch.autograd.function import once_differentiable\nclass F(torch.autograd.Function):\n"
+    "    @staticmethod\n    @once_differentiable\n    def backward(ctx, g):\n        a, b = ctx.saved_tensors\n"
+    "        return torch.sqrt(((a - b) ** 2).sum(-1))\n",
+    "import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def backward(ctx, g):\n"
+    "        a, b = ctx.saved_tensors\n        return torch.sqrt(((a - b) ** 2).sum(-1))\n",
+    "import tensorflow as tf\n@tf.custom_gradient\ndef dist(a, b):\n"
+    "    d = tf.sqrt(tf.reduce_sum(tf.square(a - b)))\n    return d, lambda g: (g, -g)\n",
+])
+def test_hand_written_derivatives_are_not_autodiffed(src):
+    assert "NAN202" not in codes(src)
+
+
+def test_inference_locations_are_not_differentiated(tmp_path):
+    from nanlint.engine import Linter
+    from nanlint.rule import all_rules
+    src = b"import torch\ndef dist(a, b):\n    return torch.sqrt(((a - b) ** 2).sum(-1))\n"
+    linter = Linter([r for r in all_rules() if r.default])
+    assert [f.code for f in linter.lint_source(src, "models/loss.py").findings] == ["NAN202"]
+    assert linter.lint_source(src, "diffusers/pipelines/flux/pipeline_flux.py").findings == []
+    assert linter.lint_source(src, "torchvision/transforms/v2/_geometry.py").findings == []

@@ -11,6 +11,7 @@ from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext
 from nanlint.guards import absorbed_epsilon, constant, positive_bound
+from nanlint.facts import uniform_below_one
 from nanlint.rule import Rule
 
 
@@ -52,8 +53,10 @@ class AbsorbedEpsilon(Rule):
             value = constant(ctx, hi, clip.scope)
             if value is None or value == 1.0 or float32(value) != 1.0 or lo is None or not 0 < lo < 1:
                 continue
+            if clip.x is not None and uniform_below_one(ctx, clip.x, clip.scope):
+                continue  # torch.rand(...).clamp_(1e-12, 1 - 1e-12): a draw in [0, 1) never reaches 1
             ctx.report(hi, f"the upper bound {ctx.code(hi)} is exactly 1.0 in float32 (1 - eps == 1 for "
-                           f"eps <= 2**-25 = 2.98e-8): the clipped value still reaches 1 and "
-                           f"log(1 - p) is -inf",
+                           f"eps <= 2**-25 = 2.98e-8): the clipped value still reaches 1, where a "
+                           f"log(1 - p) of it is -inf",
                        fixes.Fix(fixes.DISPLAY_ONLY, "Use an epsilon >= 1e-7 (1 - 1e-7 is 0.99999988 in "
                                                      "float32), or log_sigmoid on the logits"))

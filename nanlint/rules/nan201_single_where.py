@@ -10,7 +10,8 @@ import libcst as cst
 from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall
-from nanlint.guards import constant, nonnegative
+from nanlint.facts import gradient_free
+from nanlint.guards import constant, guarded, nonnegative
 from nanlint.resolve import Scope
 from nanlint.gradients import not_differentiated
 from nanlint.rule import Rule
@@ -163,6 +164,26 @@ def small_value_test(ctx: FileContext, cond: cst.BaseExpression, scope: Scope, i
     return small[operator]
 
 
+def kept_off_zero(ctx: FileContext, inp: cst.BaseExpression, scope: Scope) -> bool:
+    """Every value reaching the singular input is guarded already: clipped or bounded by a
+    positive constant, or an inner where that puts a nonzero constant where the input would
+    be singular (``first_denom = where(df > 2, df - 2, 1.)``: the double where, by a name)."""
+    reached = ctx.values(inp, scope, shape=True)
+    if len(reached) == 1 and reached[0].expr is inp:
+        return False
+    for r in reached:
+        if r.ctx is not None:
+            return False
+        call = ctx.op_call(r.expr, r.scope)
+        if call is not None and call.op == o.WHERE:
+            fills = [constant(ctx, call.value(role), r.scope) for role in ("x", "y")]
+            if any(f is not None and f != 0 for f in fills):
+                continue
+        if not guarded(ctx, r.expr, r.scope):
+            return False
+    return True
+
+
 def never_negative(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> bool:
     """``expr >= 0`` for every value reaching it (a norm, a square, a sqrt...)."""
     return all(r.ctx is None and nonnegative(ctx, r.expr, r.scope) for r in ctx.values(expr, scope))
@@ -235,9 +256,10 @@ class SingleWhere(Rule):
                     continue
                 resolved = ctx.resolve(branch, call.scope)
                 sites = [(what, inp) for what, inp in singular_sites(ctx, resolved.expr, resolved.scope)
-                         if key(ctx, inp) in keys and self.masked_somewhere(ctx, call, cond, role, what, inp)]
-                if not sites:
-                    continue
+                         if key(ctx, inp) in keys and self.masked_somewhere(ctx, call, cond, role, what, inp)
+                         and not kept_off_zero(ctx, inp, resolved.scope)]
+                if not sites or gradient_free(ctx, resolved.expr, resolved.scope):
+                    continue  # guarded already, or a branch of counts and constants: no gradient
                 if not_differentiated(ctx, call.node, call.framework):
                     break  # the hazard is in the gradient only
                 what = sites[0][0]

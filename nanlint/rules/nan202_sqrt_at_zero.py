@@ -7,7 +7,9 @@ from __future__ import annotations
 from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext
+from nanlint.facts import may_be_zero
 from nanlint.gradients import not_differentiated
+from nanlint.guards import terms
 from nanlint.rule import Rule
 from nanlint.rules._gradient_traps import (
     euclidean_norm,
@@ -43,12 +45,14 @@ class SqrtAtZero(Rule):
             base = square_base(ctx, inner, inner_scope)
             if squares is None and not (base is not None and is_difference(ctx, base, inner_scope)):
                 continue
+            why = self.zero_because(ctx, inner, inner_scope, squares, base)
+            if why is None:
+                continue  # an embedding, a coordinate, a constant: not plausibly exactly 0
             seen.add(id(node))
             if not_differentiated(ctx, root, _framework(ctx, root, scope, squares)):
                 continue
-            message = ("sqrt of a sum of squares is 0 when the vectors coincide (a distance to itself, "
-                       "padding), and the gradient of sqrt at 0 is inf: 0 * inf = NaN; add an epsilon "
-                       "under the sqrt")
+            message = (f"sqrt of a sum of squares of {why} is 0 when it is, and the gradient of sqrt "
+                       "at 0 is inf: 0 * inf = NaN; add an epsilon under the sqrt")
             fix = fixes.Fix(fixes.UNSAFE, "Add 1e-12 under the sqrt", [(root, sqrt_plus_eps(ctx, how, root, arg))])
             ctx.report(root, message, fix)
         for norm in ctx.calls(o.NORM):
@@ -68,6 +72,19 @@ class SqrtAtZero(Rule):
                 fix = fixes.Fix(fixes.UNSAFE, "Write sqrt(sum(square(d), axis) + 1e-12)",
                                 [(norm.node, built[0])], built[1])
             ctx.report(norm.node, message, fix)
+
+
+    @staticmethod
+    def zero_because(ctx: FileContext, inner, scope, squares, base) -> str | None:
+        """Why the summed squares can all be exactly 0 (every squared value plausibly is:
+        differences, a gradient, masked values), or None."""
+        if squares is not None and squares[1] is not None:
+            return may_be_zero(ctx, squares[1], scope)
+        bases = [base] if squares is None else [square_base(ctx, t, scope) for _, t in terms(inner, ctx, scope)]
+        reasons = [may_be_zero(ctx, b, scope) if b is not None else None for b in bases]
+        if not reasons or any(r is None for r in reasons):
+            return None  # a term that is not plausibly 0 (sigma_data ** 2) keeps the sum positive
+        return reasons[0]
 
 
 def _framework(ctx: FileContext, root, scope, squares):

@@ -12,6 +12,7 @@ from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall
 from nanlint.resolve import Scope
+from nanlint.facts import may_be_zero
 from nanlint.gradients import not_differentiated
 from nanlint.rule import Rule
 from nanlint.rules._gradient_traps import (
@@ -105,16 +106,19 @@ class NormalizeByNorm(Rule):
             found = norm_in(ctx, den, scope)
             if found is None or key(ctx, num) != key(ctx, found.base):
                 continue
+            why = may_be_zero(ctx, found.base, scope)
+            if why is None:
+                continue  # an embedding, a ray, a weight vector: never exactly the zero vector
             if found.guarded and not found.grad_nan_at_zero:
                 continue
             if found.guarded:
                 if not_differentiated(ctx, node, found.framework):
                     continue  # the eps keeps the value finite: only the gradient is NaN
-                message = (f"x / (norm(x) + eps) still has a NaN gradient at the zero vector in "
+                message = (f"x / (norm(x) + eps) of {why} still has a NaN gradient at the zero vector in "
                            f"{found.framework.display} (the norm's own gradient at 0 is 0 * inf); "
                            "put the eps under the sqrt")
             else:
-                message = ("x / norm(x) is 0/0 = NaN at the zero vector (value and gradient); "
+                message = (f"x / norm(x) of {why} is 0/0 = NaN at the zero vector (value and gradient); "
                            "use l2-normalize, which bounds the norm away from 0")
             ctx.report(node, message, self.make_fix(ctx, node, scope, num, den, found, resolved))
 

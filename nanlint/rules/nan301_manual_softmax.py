@@ -7,6 +7,7 @@ import libcst as cst
 from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall, Resolved
+from nanlint.facts import bounded_exponent
 from nanlint.rule import Rule
 from nanlint.rules._shapes import Division, divisions, int_literal, is_true, same
 from nanlint.sites import SLASH
@@ -92,8 +93,9 @@ class ManualSoftmax(Rule):
             exp2, r_inner = inner
             if exp.x is None or not (exp2.node is exp.node or same(exp.x, exp2.x)):
                 continue
-            if _shifted(ctx, exp.x, r_num.scope) or _negative_square(ctx, exp.x, r_num.scope):
-                continue
+            if _shifted(ctx, exp.x, r_num.scope) or _negative_square(ctx, exp.x, r_num.scope) \
+                    or (r_num.ctx is None and bounded_exponent(ctx, exp.x, r_num.scope)):
+                continue  # max-shifted, or an exponent that cannot overflow (a Gaussian kernel)
             message = ("exp(x) / sum(exp(x)) overflows to inf/inf = NaN once x > ~88 (float32) "
                        "and gives 0/0 when every exp underflows; use softmax(x, axis)")
             ctx.report(div.node, message, self.make_fix(ctx, div, exp, total, (r_num, r_den, r_inner)))
