@@ -294,12 +294,12 @@ class Linter:
         return not enough(sites.scan(checked.tree, checked.text, self._wanted, enough))
 
     def _imported_ops(self, checked: Checked, path: str | None) -> frozenset[str]:
-        from nanlint import project, sites
+        from nanlint import modules, sites
 
         if not path or path.startswith("<") or "import" not in checked.text:
             return frozenset()
         out: set[str] = set()
-        for dep in project.dependencies(Path(path), checked.text, project.extra_roots(self.settings)):
+        for dep in modules.dependencies(Path(path), checked.text, modules.extra_roots(self.settings)):
             try:
                 st = dep.stat()
             except OSError:

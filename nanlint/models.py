@@ -114,9 +114,9 @@ def _instance(ctx: "FileContext", model: cst.Call, scope: Scope) -> Output | Non
         return None
     node = found[0][0].node
     if not isinstance(node, cst.ClassDef):  # a model class of another module of the project
-        from nanlint import project
+        from nanlint import modules
 
-        elsewhere = project.definition(ctx, model.func, scope)
+        elsewhere = modules.definition(ctx, model.func, scope)
         if elsewhere is None or not isinstance(elsewhere[1], cst.ClassDef):
             return None
         ctx, node = elsewhere

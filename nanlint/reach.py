@@ -10,7 +10,7 @@ it can take its value from, each with the path that brought it there:
   its parameters bound to that call's arguments;
 * a parameter: the arguments passed at the function's call sites in its module;
 * a call of a model object (:mod:`nanlint.models`): its last layer or ``forward``;
-* a name imported from another module of the project (:mod:`nanlint.project`);
+* a name imported from another module of the project (:mod:`nanlint.modules`);
 * with ``shape=True``, layout ops (reshape, view, transpose, concat, cast...)
   and indexing, which do not change what a value can be.
 
@@ -179,9 +179,9 @@ class _Walk:
         if isinstance(b.node, cst.Param):
             return self._param(ctx, b, name, where, origins, via, frames, depth)
         if b.source is not None:  # from .model import predict_proba
-            from nanlint import project
+            from nanlint import modules
 
-            target = project.imported(ctx, b)
+            target = modules.imported(ctx, b)
             if target is None:
                 return False
             tctx, texpr, tscope = target
@@ -290,9 +290,9 @@ class _Walk:
                               path=self._path(octx))
                 self.expand(octx, oexpr, oscope, origins + [step], via | {MODEL}, {}, depth - 1)
             return True
-        from nanlint import project
+        from nanlint import modules
 
-        target = project.called(ctx, expr, scope)
+        target = modules.called(ctx, expr, scope)
         if target is not None:
             tctx, fscope, rets = target
             for ret in rets:

@@ -266,15 +266,15 @@ def run(files: Sequence[Path], linter_for: Callable[[Path], Linter], fix: bool, 
 
 
 def _dependencies(path: Path, source: bytes, linter: Linter) -> str:
-    """A digest of the project modules ``path`` imports (:mod:`nanlint.project`): a
+    """A digest of the project modules ``path`` imports (:mod:`nanlint.modules`): a
     value may come from them, so their contents are part of the cache key."""
     if b"import" not in source:
         return ""
-    from nanlint import project
+    from nanlint import modules
 
     text = source.decode("utf-8", "replace")
-    deps = project.dependencies(Path(path), text, project.extra_roots(linter.settings))
-    return ":" + project.digest(deps) if deps else ""
+    deps = modules.dependencies(Path(path), text, modules.extra_roots(linter.settings))
+    return ":" + modules.digest(deps) if deps else ""
 
 
 def _kind(path: Path) -> str:
