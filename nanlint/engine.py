@@ -364,6 +364,7 @@ class Linter:
             except Exception as exc:  # noqa: BLE001 - a malformed notebook must not stop the run
                 return FileResult(path, error=f"{path}: cannot read notebook ({_one_line(exc)})")
         result = FileResult(path)
+        checked = None
         try:
             checked = precheck(source)
             if site_filter and self.cannot_report(checked):
@@ -371,6 +372,8 @@ class Linter:
                 return result
             module = parse(source, checked)
         except Exception as exc:  # noqa: BLE001 - any parser failure is a finding
+            if checked is not None and checked.rejected is not None:
+                exc = checked.rejected  # CPython's error: one source for the message and the position
             exc._source = source  # type: ignore[attr-defined]
             directive = noqa_mod.file_directive(source)
             if self.check_parse and not (directive and noqa_mod.matches(directive, *PARSE_ERROR)) \
