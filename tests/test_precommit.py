@@ -119,3 +119,15 @@ def test_hooks_lint_notebooks(env):
     code, out = commit(env, repo, "explore.ipynb")
     assert code != 0, out
     assert "explore.ipynb:cell 1:line 6:col 12: NAN101" in out
+
+
+def test_hooks_leave_excluded_files_alone(env):
+    """pre-commit names the staged vendored file explicitly: the hooks' --force-exclude keeps
+    the configured exclude in force, so it is neither reported nor rewritten."""
+    repo = project(env, "vendored", ["nanlint", "nanlint-fix"])
+    (repo / "pyproject.toml").write_text('[tool.nanlint]\nextend-exclude = ["vendor"]\n')
+    (repo / "vendor").mkdir()
+    (repo / "vendor" / "x.py").write_text(HAZARD)
+    code, out = commit(env, repo, "pyproject.toml", "vendor/x.py")
+    assert code == 0, out
+    assert (repo / "vendor" / "x.py").read_text() == HAZARD

@@ -49,6 +49,10 @@ class Run:
             return f"{self.display_path(f.path)}:cell {f.cell}:line {row}:col {col}"
         return f"{self.display_path(f.path)}:{row}:{col}"
 
+    def set_source(self, path: str, source: bytes) -> None:
+        """Give the source of ``path`` (standard input: not on disk, or not as read)."""
+        self._sources[(path, None)] = source.decode("utf-8", "replace").splitlines()
+
     def source_lines(self, f: Finding) -> list[str] | None:
         """The lines of the file (or notebook cell) the finding is in, as they are now."""
         key = (f.path, f.cell)
