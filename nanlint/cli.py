@@ -353,5 +353,15 @@ def verify_cmd(args) -> None:
     sys.exit(harness_main(list(args)))
 
 
+@main.command("server", short_help="Run the language server for editors (LSP over stdio).")
+def server_cmd() -> None:
+    """Speak the Language Server Protocol on standard input and output (needs pygls:
+    `pip install 'nanlint[server]'`). Diagnostics, quick fixes, `# noqa` insertion and
+    the rule pages on hover; README.md, "Editors", shows the set-up per editor."""
+    from nanlint.server import main as server_main  # lazy: pygls is optional
+
+    sys.exit(server_main())
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,22 @@
+"""The language server (``nanlint server``); it needs pygls, an optional dependency."""
+
+from __future__ import annotations
+
+INSTALL = "python3 -m pip install 'nanlint[server]'"
+
+
+def main() -> int:
+    """Serve LSP over stdio; without pygls, one line on stderr and exit code 2."""
+    import sys
+
+    try:
+        import lsprotocol  # noqa: F401
+        import pygls  # noqa: F401
+    except ImportError as exc:
+        print(f"nanlint: error: `nanlint server` needs pygls and lsprotocol ({exc.name} is not installed): "
+              f"{INSTALL}", file=sys.stderr)
+        return 2
+    from nanlint.server.lsp import serve
+
+    serve()
+    return 0
