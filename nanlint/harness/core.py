@@ -49,9 +49,11 @@ class UsageError(Exception):
 
 
 def default_fixture_dir() -> Path:
-    """The repository's ``fixtures/`` (next to the package), else ``./fixtures``."""
+    """The repository's ``fixtures/`` (next to the package), else the copy an installed
+    wheel ships (``nanlint/_fixtures``), else ``./fixtures``."""
     repo = PACKAGE_ROOT / "fixtures"
-    return repo if repo.is_dir() else Path("fixtures")
+    packaged = Path(__file__).resolve().parent.parent / "_fixtures"
+    return repo if repo.is_dir() else packaged if packaged.is_dir() else Path("fixtures")
 
 
 @dataclass
@@ -719,6 +721,9 @@ def judge_fixture(f: Fixture, raw: dict) -> None:
 
 # --------------------------------------------------------------------------- workers
 
+INSTALL = "python3 -m pip install 'nanlint[frameworks]'"
+
+
 def available(framework: str) -> str | None:
     """None when the framework's modules are importable, else why not."""
     missing = [m for m in REQUIRES[framework] if importlib.util.find_spec(m) is None]
@@ -780,6 +785,12 @@ def run(options: Options) -> Result:
         if unknown:
             raise UsageError(f"unknown framework(s) {', '.join(sorted(unknown))}; choose from {', '.join(FRAMEWORKS)}")
         fixtures = [f for f in fixtures if f.framework in options.frameworks]
+    if not options.allow_missing:  # stop before any work, in one line, rather than fail every fixture
+        for fw in sorted({f.framework for f in fixtures if f.framework in FRAMEWORKS} - set(options.python)):
+            why = available(fw)
+            if why:
+                raise UsageError(f"{why}: {INSTALL} installs the frameworks the fixtures need "
+                                 f"(or --frameworks to run others, --allow-missing to skip {fw}'s fixtures)")
     jobs = options.jobs or min(3, os.cpu_count() or 1)
     for fw, exe in options.python.items():
         if fw not in FRAMEWORKS:
