@@ -275,8 +275,10 @@ def fix(linter: "Linter", source: bytes, path: str, unsafe: bool) -> FileResult:
         nb, _ = _load_parsable(source)  # broken cells are left as they are
     except NotebookError:
         return lint(linter, source, path)
-    if not is_python(nb.data) or not nb.cells:
+    if not is_python(nb.data):
         return FileResult(path)
+    if not nb.cells:  # nothing to fix; a broken cell is still reported
+        return lint(linter, source, path)
     inner = linter.fix_source(nb.combined.encode("utf-8"), path + SUFFIX, unsafe)
     if inner.fixed_source is None or inner.error:
         result = lint(linter, source, path)
