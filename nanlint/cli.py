@@ -54,6 +54,8 @@ class DefaultGroup(click.Group):
         except click.UsageError as exc:
             message = " ".join(exc.format_message().split())
             command = exc.ctx.command_path if exc.ctx is not None else "nanlint"
+            if exc.ctx is not None and exc.ctx.command.name == "check":  # implied: `nanlint --help` shows it
+                command = command.rsplit(" ", 1)[0]
             click.echo(f"nanlint: error: {message} (see `{command} --help`)", err=True)
             sys.exit(EXIT_ERROR)
         except click.ClickException as exc:
@@ -356,7 +358,7 @@ def verify_cmd(args) -> None:
 @main.command("server", short_help="Run the language server for editors (LSP over stdio).")
 def server_cmd() -> None:
     """Speak the Language Server Protocol on standard input and output (needs pygls:
-    `pip install 'nanlint[server]'`). Diagnostics, quick fixes, `# noqa` insertion and
+    `python3 -m pip install 'pygls>=2.1,<3' lsprotocol`, the `server` extra). Diagnostics, quick fixes, `# noqa` insertion and
     the rule pages on hover; README.md, "Editors", shows the set-up per editor."""
     from nanlint.server import main as server_main  # lazy: pygls is optional
 

@@ -336,7 +336,7 @@ def test_missing_framework_fails_or_is_skipped(tmp_path, monkeypatch):
         core.run(core.Options(paths=[tmp_path]))
     message = str(stopped.value)
     assert "\n" not in message
-    assert message.startswith("torch is not installed (simulated): python3 -m pip install 'nanlint[frameworks]'")
+    assert message.startswith("torch is not installed (simulated): python3 -m pip install ")
     monkeypatch.undo()
     monkeypatch.setattr(core, "available", lambda fw: f"{fw} is not installed (simulated)")
     skipped = core.run(core.Options(paths=[tmp_path], allow_missing=True))
@@ -356,9 +356,22 @@ def test_missing_framework_stops_the_cli_at_once_in_one_line(tmp_path, capsys, m
     assert time.monotonic() - start < 5
     out, err = capsys.readouterr()
     assert out == ""
-    assert err == ("nanlint harness: error: torch is not installed (no module torch): python3 -m pip install "
-                   "'nanlint[frameworks]' installs the frameworks the fixtures need (or --frameworks to run "
-                   "others, --allow-missing to skip torch's fixtures)\n")
+    assert err.startswith("nanlint harness: error: torch is not installed (no module torch): "
+                          f"{core.install_command('torch')} (or --frameworks to run others, ")
+    assert err.count("\n") == 1
+
+
+def test_install_command_names_the_pinned_package_for_this_platform():
+    requirements = ["click>=8.1", "tensorflow-cpu==2.21.0; sys_platform != 'darwin' and extra == 'frameworks'",
+                    "tensorflow==2.21.0; sys_platform == 'darwin' and extra == 'frameworks'",
+                    "torch==2.13.0; extra == 'frameworks'", "jax[cpu]==0.10.2; extra == 'frameworks'",
+                    "keras==3.15.1; extra == 'frameworks'", "pytest>=8; extra == 'test'"]
+    assert core.install_command("torch", requirements) == "python3 -m pip install torch==2.13.0"
+    assert core.install_command("jax", requirements) == "python3 -m pip install 'jax[cpu]==0.10.2'"
+    tf = "tensorflow==2.21.0" if sys.platform == "darwin" else "tensorflow-cpu==2.21.0"
+    assert core.install_command("tensorflow", requirements) == f"python3 -m pip install {tf}"
+    assert core.install_command("keras", requirements) == f"python3 -m pip install {tf} keras==3.15.1"
+    assert core.install_command("torch", []) == core.INSTALL  # not installed as a package: the checkout's extra
 
 
 def test_table_rows_fit_120_columns():

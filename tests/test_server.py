@@ -199,4 +199,4 @@ def test_server_without_pygls_is_one_line_with_the_install_command(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1
     assert proc.stderr.startswith("nanlint: error: `nanlint server` needs pygls")
-    assert "pip install 'nanlint[server]'" in proc.stderr
+    assert proc.stderr.rstrip().endswith("python3 -m pip install 'pygls>=2.1,<3' lsprotocol")

@@ -721,7 +721,36 @@ def judge_fixture(f: Fixture, raw: dict) -> None:
 
 # --------------------------------------------------------------------------- workers
 
-INSTALL = "python3 -m pip install 'nanlint[frameworks]'"
+INSTALL = "python3 -m pip install -e '.[frameworks]' in a nanlint checkout"
+
+
+def install_command(framework: str, requirements: list[str] | None = None) -> str:
+    """The pip command installing ``framework`` at the version nanlint's ``frameworks`` extra
+    pins for this platform (``requirements``: nanlint's metadata), else the checkout's extra."""
+    import shlex
+
+    try:
+        from importlib.metadata import PackageNotFoundError, requires
+        from packaging.requirements import InvalidRequirement, Requirement
+    except ImportError:  # pragma: no cover - packaging comes with pip's usual companions
+        return INSTALL
+    if requirements is None:
+        try:
+            requirements = requires("nanlint") or []
+        except PackageNotFoundError:
+            requirements = []
+    picks = []
+    for line in requirements:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if req.marker is None or not req.marker.evaluate({"extra": "frameworks"}):
+            continue
+        module = req.name.replace("-cpu", "")
+        if module in REQUIRES[framework]:
+            picks.append(str(req).split(";")[0].strip())
+    return "python3 -m pip install " + " ".join(map(shlex.quote, picks)) if picks else INSTALL
 
 
 def available(framework: str) -> str | None:
@@ -789,7 +818,7 @@ def run(options: Options) -> Result:
         for fw in sorted({f.framework for f in fixtures if f.framework in FRAMEWORKS} - set(options.python)):
             why = available(fw)
             if why:
-                raise UsageError(f"{why}: {INSTALL} installs the frameworks the fixtures need "
+                raise UsageError(f"{why}: {install_command(fw)} "
                                  f"(or --frameworks to run others, --allow-missing to skip {fw}'s fixtures)")
     jobs = options.jobs or min(3, os.cpu_count() or 1)
     for fw, exe in options.python.items():

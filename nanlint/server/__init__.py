@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-INSTALL = "python3 -m pip install 'nanlint[server]'"
+INSTALL = "python3 -m pip install 'pygls>=2.1,<3' lsprotocol"  # what the `server` extra installs
 
 
 def main() -> int:

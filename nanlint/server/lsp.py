@@ -51,8 +51,8 @@ class NanlintServer(LanguageServer):
     def analyse(self, uri: str) -> analysis.Analysis | None:
         doc = self.workspace.get_text_document(uri)
         path = self.path_of(uri)
-        if path.suffix not in (".py", ".pyi") and doc.language_id not in ("python", None):
-            return None
+        if path.suffix == ".ipynb" or (path.suffix not in (".py", ".pyi") and doc.language_id != "python"):
+            return None  # notebooks are linted by the command line (cells); other languages not at all
         cached = self.analyses.get(uri)
         if cached is not None and cached[0] == doc.version and doc.version is not None:
             return cached[1]
