@@ -33,7 +33,7 @@ def _checkout_files() -> list[str]:
     keep = []
     for name in out:
         top = name.split("/")[0]
-        if top in ("nanlint", "rules") or name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml") \
+        if top in ("nanlint", "rules", "fixtures") or name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml") \
                 or name.startswith("LICENSE"):
             if (ROOT / name).is_file() and "__pycache__" not in name:
                 keep.append(name)
