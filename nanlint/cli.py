@@ -76,8 +76,8 @@ def main() -> None:
     `nanlint server` for editors (Language Server Protocol)."""
 
 
-# The check options, shared by ``nanlint`` itself (so that ``nanlint --help`` shows them) and
-# ``nanlint check``.
+# The options of ``check``, the implied command (``nanlint --help`` lists them too:
+# DefaultGroup.format_options).
 CHECK_OPTIONS = [
     click.argument("paths", nargs=-1, type=click.Path(path_type=Path)),
     click.option("--fix", is_flag=True, help="Apply safe fixes."),

@@ -108,6 +108,13 @@ async def test_unsafe_fix_is_offered_labelled_and_never_in_fix_all(client: Langu
     assert "tf.nn.log_softmax(z)" in after and after == cli_fix(path, "--unsafe-fixes")
     on_save = await actions(client, path, 5, only=["source.fixAll"])  # what an editor runs on save
     assert not on_save
+    assert not await actions(client, path, 5, only=["source.nanlint.fixAllUnsafe"])  # unsafeFixes is off
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"nanlint": {"unsafeFixes": True}}))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert not await actions(client, path, 5, only=["source.fixAll"])  # still never on save
+    [everything] = await actions(client, path, 5, only=["source.nanlint.fixAllUnsafe"])
+    assert apply_edits(CROSS, edits_of(everything)) == after
 
 
 @pytest.mark.asyncio
