@@ -7,13 +7,12 @@ INSTALL = "python3 -m pip install 'pygls>=2.1,<3' lsprotocol"  # what the `serve
 
 def main() -> int:
     """Serve LSP over stdio; without pygls, one line on stderr and exit code 2."""
+    import importlib.util
     import sys
 
-    try:
-        import lsprotocol  # noqa: F401
-        import pygls  # noqa: F401
-    except ImportError as exc:
-        print(f"nanlint: error: `nanlint server` needs pygls and lsprotocol ({exc.name} is not installed): "
+    missing = [name for name in ("pygls", "lsprotocol") if importlib.util.find_spec(name) is None]
+    if missing:
+        print(f"nanlint: error: `nanlint server` needs pygls and lsprotocol ({', '.join(missing)} not installed): "
               f"{INSTALL}", file=sys.stderr)
         return 2
     from nanlint.server.lsp import serve
