@@ -364,7 +364,7 @@ def test_missing_framework_stops_the_cli_at_once_in_one_line(tmp_path, capsys, m
 def test_install_command_names_the_pinned_package_for_this_platform():
     requirements = ["click>=8.1", "tensorflow-cpu==2.21.0; sys_platform != 'darwin' and extra == 'frameworks'",
                     "tensorflow==2.21.0; sys_platform == 'darwin' and extra == 'frameworks'",
-                    "torch==2.13.0; extra == 'frameworks'", "jax[cpu]==0.10.2; extra == 'frameworks'",
+                    'torch==2.13.0; extra == "frameworks"', "jax[cpu]==0.10.2; extra == 'frameworks'",
                     "keras==3.15.1; extra == 'frameworks'", "pytest>=8; extra == 'test'"]
     assert core.install_command("torch", requirements) == "python3 -m pip install torch==2.13.0"
     assert core.install_command("jax", requirements) == "python3 -m pip install 'jax[cpu]==0.10.2'"

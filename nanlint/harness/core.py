@@ -728,28 +728,25 @@ def install_command(framework: str, requirements: list[str] | None = None) -> st
     """The pip command installing ``framework`` at the version nanlint's ``frameworks`` extra
     pins for this platform (``requirements``: nanlint's metadata), else the checkout's extra."""
     import shlex
+    from importlib.metadata import PackageNotFoundError, requires
 
-    try:
-        from importlib.metadata import PackageNotFoundError, requires
-        from packaging.requirements import InvalidRequirement, Requirement
-    except ImportError:  # pragma: no cover - packaging comes with pip's usual companions
-        return INSTALL
     if requirements is None:
         try:
             requirements = requires("nanlint") or []
         except PackageNotFoundError:
             requirements = []
+    env = {"extra": "frameworks", "sys_platform": sys.platform}
     picks = []
     for line in requirements:
-        try:
-            req = Requirement(line)
-        except InvalidRequirement:
+        spec, _, marker = line.partition(";")
+        # the extra's markers are `VAR ==/!= 'value'` clauses joined by `and` (pyproject.toml)
+        clauses = re.findall(r"""(\w+)\s*(==|!=)\s*["']([^"']*)["']""", marker)
+        if not any(var == "extra" for var, _, _ in clauses) or \
+                not all((env.get(var) == value) == (op == "==") for var, op, value in clauses):
             continue
-        if req.marker is None or not req.marker.evaluate({"extra": "frameworks"}):
-            continue
-        module = req.name.replace("-cpu", "")
-        if module in REQUIRES[framework]:
-            picks.append(str(req).split(";")[0].strip())
+        name = re.split(r"[\s\[=<>!~]", spec.strip(), maxsplit=1)[0]
+        if name.replace("-cpu", "") in REQUIRES[framework]:
+            picks.append(spec.strip())
     return "python3 -m pip install " + " ".join(map(shlex.quote, picks)) if picks else INSTALL
 
 
