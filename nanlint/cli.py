@@ -9,9 +9,9 @@ from pathlib import Path
 import click
 
 from nanlint import cache as cache_mod
-from nanlint import __version__, catalogue, config as config_mod, discovery, report, runner, selection
+from nanlint import __version__, catalogue, discovery, report, runner
+from nanlint import project as project_mod
 from nanlint.config import ConfigError
-from nanlint.engine import Linter
 from nanlint.rule import all_rules, find
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -23,7 +23,10 @@ def fail(message: str) -> None:
 
 
 class DefaultGroup(click.Group):
-    """``nanlint [OPTIONS] PATH...`` runs ``check``; ``nanlint rule ...`` the subcommand."""
+    """``nanlint [OPTIONS] PATH...`` runs ``check``; ``nanlint rule ...`` the subcommand.
+
+    ``nanlint --help`` shows the check options (they are the ones people use), and a
+    usage error is one line, ``nanlint: error: ...``, exit code 2."""
 
     def parse_args(self, ctx, args):
         if not args or args[0] not in self.commands:
@@ -31,99 +34,155 @@ class DefaultGroup(click.Group):
                 args = ["check", *args]
         return super().parse_args(ctx, args)
 
+    def format_usage(self, ctx, formatter):
+        formatter.write_usage(ctx.command_path, "[OPTIONS] [PATH]...", prefix="Usage: ")
+        formatter.write_usage(ctx.command_path, "COMMAND [ARGS]...", prefix="       ")
 
-@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+    def format_options(self, ctx, formatter):
+        check_cmd = self.commands["check"]
+        own_help = check_cmd.get_help_option(ctx)
+        records = [r for p in check_cmd.get_params(ctx) if isinstance(p, click.Option) and p is not own_help
+                   and (r := p.get_help_record(ctx)) is not None]
+        records += [r for p in self.get_params(ctx) if (r := p.get_help_record(ctx)) is not None]
+        with formatter.section("Options (of the default command, check)"):
+            formatter.write_dl(records)
+        self.format_commands(ctx, formatter)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.UsageError as exc:
+            message = " ".join(exc.format_message().split())
+            command = exc.ctx.command_path if exc.ctx is not None else "nanlint"
+            if exc.ctx is not None and exc.ctx.command.name == "check":  # implied: `nanlint --help` shows it
+                command = command.rsplit(" ", 1)[0]
+            click.echo(f"nanlint: error: {message} (see `{command} --help`)", err=True)
+            sys.exit(EXIT_ERROR)
+        except click.ClickException as exc:
+            click.echo(f"nanlint: error: {' '.join(exc.format_message().split())}", err=True)
+            sys.exit(EXIT_ERROR)
+        except click.Abort:
+            click.echo("nanlint: aborted", err=True)
+            sys.exit(EXIT_ERROR)
+
+
+@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="nanlint")
 def main() -> None:
     """Find and fix NaN/Inf hazards in ML training code (TensorFlow, PyTorch, JAX, Keras).
 
     Run `nanlint [OPTIONS] [PATH]...` to lint (the `check` command is implied),
-    `nanlint --fix src/` to fix, `nanlint rule NAN101` to read a rule's page."""
+    `nanlint --fix src/` to fix, `nanlint rule NAN101` to read a rule's page,
+    `nanlint server` for editors (Language Server Protocol)."""
 
 
-@main.command("check")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--fix", is_flag=True, help="Apply safe fixes.")
-@click.option("--unsafe-fixes", "unsafe_fixes", is_flag=True, default=None,
-              help="Also apply (and show as fixable) unsafe fixes.")
-@click.option("--no-unsafe-fixes", "unsafe_fixes", flag_value=False, help="Do not apply unsafe fixes.")
-@click.option("--diff", is_flag=True, help="Show the fixes as a diff; write nothing.")
-@click.option("--select", "select", default=None, help="Comma-separated rules to enable (codes, prefixes, names, ALL).")
-@click.option("--extend-select", default=None, help="Rules to enable on top of the selection.")
-@click.option("--ignore", default=None, help="Rules to disable.")
-@click.option("--exclude", default=None, help="Comma-separated patterns to exclude (replaces the defaults).")
-@click.option("--extend-exclude", default=None, help="Patterns to exclude on top of the defaults.")
-@click.option("--format", "fmt", type=click.Choice(report.formats()), default="text", show_default=True)
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
-@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when any fix was applied.")
-@click.option("--config", "config_file", type=click.Path(path_type=Path), default=None,
-              help="A pyproject.toml or nanlint.toml to use instead of discovery.")
-@click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
-@click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
-@click.option("--output-file", "-o", type=click.Path(path_type=Path), default=None,
-              help="Write the report to this file instead of standard output.")
-@click.option("--statistics", is_flag=True, help="Count findings per rule (and whether fixable) instead of listing them.")
-@click.option("--show-fixes", is_flag=True, help="List what --fix changed, per file and rule.")
-@click.option("--baseline", "baseline_file", type=click.Path(path_type=Path), default=None,
-              help="Report only findings not recorded in this baseline file.")
-@click.option("--write-baseline", type=click.Path(path_type=Path), default=None,
-              help="Record the current findings in this baseline file and exit 0.")
-@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` on the line of every finding.")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Worker processes (0: one per core; small runs stay in one process).")
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
-@click.option("--cache-dir", type=click.Path(path_type=Path), default=None,
-              help="Where to keep the result cache (default: .nanlint_cache in the project root).")
-@click.option("--no-prefilter", is_flag=True, hidden=True, help="Parse every file (for testing the prefilter).")
-def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude, extend_exclude, fmt,
-          exit_zero, exit_non_zero_on_fix, config_file, isolated, quiet,
+# The options of ``check``, the implied command (``nanlint --help`` lists them too:
+# DefaultGroup.format_options).
+CHECK_OPTIONS = [
+    click.argument("paths", nargs=-1, type=click.Path(path_type=Path)),
+    click.option("--fix", is_flag=True, help="Apply safe fixes."),
+    click.option("--unsafe-fixes", "unsafe_fixes", is_flag=True, default=None,
+                 help="Also apply (and show as fixable) unsafe fixes."),
+    click.option("--no-unsafe-fixes", "unsafe_fixes", flag_value=False, help="Do not apply unsafe fixes."),
+    click.option("--diff", is_flag=True, help="Show the fixes as a diff; write nothing."),
+    click.option("--select", "select", default=None,
+                 help="Comma-separated rules to enable (codes, prefixes, names, ALL)."),
+    click.option("--extend-select", default=None, help="Rules to enable on top of the selection."),
+    click.option("--ignore", default=None, help="Rules to disable."),
+    click.option("--exclude", default=None, help="Comma-separated patterns to exclude (replaces the defaults)."),
+    click.option("--extend-exclude", default=None, help="Patterns to exclude on top of the defaults."),
+    click.option("--force-exclude/--no-force-exclude", "force_exclude", default=None,
+                 help="Apply the excludes to files named on the command line too (pre-commit names every "
+                      "staged file)."),
+    click.option("--stdin-filename", type=click.Path(path_type=Path), default=None,
+                 help="Read the source from standard input (also `-` as the path) and lint it as this file: "
+                      "its configuration, per-file-ignores and, with --force-exclude, excludes; "
+                      "--fix writes the fixed source to standard output."),
+    click.option("--format", "fmt", type=click.Choice(report.formats()), default="text", show_default=True,
+                 help="Output format."),
+    click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
+    click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when any fix was applied."),
+    click.option("--config", "config_file", type=click.Path(path_type=Path), default=None,
+                 help="A pyproject.toml or nanlint.toml to use instead of discovery."),
+    click.option("--isolated", is_flag=True, help="Ignore all configuration files."),
+    click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary."),
+    click.option("--output-file", "-o", type=click.Path(path_type=Path), default=None,
+                 help="Write the report to this file instead of standard output."),
+    click.option("--statistics", is_flag=True,
+                 help="Count findings per rule (and whether fixable) instead of listing them."),
+    click.option("--show-fixes", is_flag=True, help="With --fix: list what it changed, per file and rule."),
+    click.option("--baseline", "baseline_file", type=click.Path(path_type=Path), default=None,
+                 help="Report only findings not recorded in this baseline file."),
+    click.option("--write-baseline", type=click.Path(path_type=Path), default=None,
+                 help="Record the current findings in this baseline file and exit 0."),
+    click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` on the line of every finding."),
+    click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
+                 help="Worker processes (0: one per core; small runs stay in one process)."),
+    click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache."),
+    click.option("--cache-dir", type=click.Path(path_type=Path), default=None,
+                 help="Where to keep the result cache (default: .nanlint_cache in the project root)."),
+    click.option("--no-prefilter", is_flag=True, hidden=True, help="Parse every file (for testing the prefilter)."),
+]
+
+
+def check_options(f):
+    for decorator in reversed(CHECK_OPTIONS):
+        f = decorator(f)
+    return f
+
+
+@main.command("check", short_help="Lint (and fix) files; the default command.")
+@check_options
+def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude, extend_exclude, force_exclude,
+          stdin_filename, fmt, exit_zero, exit_non_zero_on_fix, config_file, isolated, quiet,
           output_file, statistics, show_fixes, baseline_file, write_baseline, add_noqa,
           jobs, no_cache, cache_dir, no_prefilter) -> None:
-    """Lint PATHS (default: the current directory)."""
-    paths = list(paths) or [Path(".")]
-    if config_file is not None and not config_file.is_file():
-        fail(f"config file not found: {config_file}")
+    """Lint PATHS (default: the current directory; `-`: standard input)."""
+    paths = list(paths)
+    stdin = any(str(p) == "-" for p in paths) or (stdin_filename is not None and not paths)
+    if stdin and len(paths) > 1:
+        fail("`-` (standard input) cannot be combined with other paths")
+    if stdin_filename is not None and not stdin:
+        fail("--stdin-filename names the source read from standard input: pass `-` as the path, or no path")
+    if show_fixes and not fix:
+        fail("--show-fixes lists what --fix changed: add --fix (or use --diff to see what it would change)")
+    if stdin and (add_noqa or write_baseline is not None):
+        fail("--add-noqa and --write-baseline act on files, not on standard input")
+    if not stdin and not paths:
+        paths = [Path(".")]
+    options = project_mod.Options(
+        select=_split(select) if select is not None else None, extend_select=_split(extend_select),
+        ignore=_split(ignore), exclude=_split(exclude) if exclude is not None else None,
+        extend_exclude=_split(extend_exclude), unsafe_fixes=unsafe_fixes, force_exclude=force_exclude,
+        config_file=config_file, isolated=isolated)
     try:
-        cfg = config_mod.discover(paths, config_file, isolated)
-        rules = selection.select_rules(
-            all_rules(),
-            _split(select) if select is not None else cfg.select,
-            cfg.extend_select + _split(extend_select),
-            cfg.ignore + _split(ignore),
-        )
-        # validate per-file-ignores selectors up front
-        selection.select_rules(all_rules(), None, [], [c for cs in cfg.per_file_ignores.values() for c in cs])
+        project = project_mod.resolve([stdin_filename] if stdin and stdin_filename else [] if stdin else paths,
+                                      options)
     except ConfigError as exc:
         fail(str(exc))
         return
-    unsafe = unsafe_fixes if unsafe_fixes is not None else bool(cfg.unsafe_fixes)
-    excludes = tuple(_split(exclude)) if exclude is not None else tuple(cfg.exclude) if cfg.exclude is not None \
-        else discovery.DEFAULT_EXCLUDE
-    excludes += tuple(cfg.extend_exclude) + tuple(_split(extend_exclude))
+    cfg, unsafe = project.cfg, project.unsafe
 
-    found = discovery.discover(paths, excludes, cfg.root)
-    if found.missing:
-        fail(f"path does not exist: {', '.join(found.missing)}")
+    if stdin:
+        found = discovery.Discovered(files=[stdin_filename or Path("-")])
+        stdin_data = click.get_binary_stream("stdin").read()
+        if stdin_filename is not None and project.force_exclude and project.excluded(stdin_filename):
+            if fix and not diff:  # an editor replaces the buffer with the output: give it back as it was
+                click.get_binary_stream("stdout").write(stdin_data)
+            sys.exit(EXIT_OK)
+        name = found.files[0]
+        results = [(runner.process_source(name, stdin_data, project.linter_for(name), fix=fix or diff,
+                                          unsafe=unsafe, write=False), stdin_data)]
+    else:
+        found = discovery.discover(paths, project.excludes, cfg.root, project.force_exclude)
+        if found.missing:
+            fail(f"path does not exist: {', '.join(found.missing)}")
+        cache = None if no_cache else cache_mod.Cache(cache_dir if cache_dir is not None
+                                                      else cfg.root / cache_mod.DIRNAME)
+        results = runner.run(found.files, project.linter_for, fix=fix or diff, unsafe=unsafe,
+                             write=fix and not diff, jobs=jobs, cache=cache, prefilter=not no_prefilter,
+                             cache_extra=cache_mod.project_stamp(cfg.root, cfg.path) if cache is not None else "")
     errors = list(found.errors)
-
-    # --isolated: no config and no dependency pins read from the project either
-    settings = {"frameworks": cfg.frameworks, "root": None if isolated else cfg.root, "src": cfg.src}
-    default_linter = Linter(rules, settings)
-    linters: dict[tuple[str, ...], Linter] = {}
-
-    def linter_for(path: Path) -> Linter:
-        ignored = selection.per_file_ignored(path, cfg.root, cfg.per_file_ignores)
-        if not ignored:
-            return default_linter
-        key = tuple(sorted(ignored))
-        if key not in linters:
-            linters[key] = Linter([r for r in rules if not any(selection.matches(s, r) for s in ignored)], settings)
-        return linters[key]
-
-    cache = None if no_cache else cache_mod.Cache(cache_dir if cache_dir is not None else cfg.root / cache_mod.DIRNAME)
-    results = runner.run(found.files, linter_for, fix=fix or diff, unsafe=unsafe, write=fix and not diff,
-                         jobs=jobs, cache=cache, prefilter=not no_prefilter,
-                         cache_extra=cache_mod.project_stamp(cfg.root, cfg.path) if cache is not None else "")
     findings = []
     fixed = 0
     changed = 0
@@ -149,17 +208,27 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
 
     for line in errors:
         click.echo(f"nanlint: error: {line}", err=True)
-    if not found.files and not errors:
+    if not found.files and not errors and not found.force_excluded:
         click.echo("nanlint: warning: no Python files found under the given paths", err=True)
 
+    # stdin with --fix: the fixed source is the output; the report goes to stderr
+    to_stderr = stdin and fix and not diff
+    if to_stderr:
+        result, original = results[0]
+        click.get_binary_stream("stdout").write(result.fixed_source if result.fixed_source is not None
+                                                else original)
     if diff:
         if not quiet:
             click.echo(f"Would fix {fixed} finding{'s' if fixed != 1 else ''}.", err=True)
         code = EXIT_FINDINGS if changed else EXIT_OK
     else:
+        stream = sys.stderr if to_stderr else sys.stdout
         run = report.Run(findings, fixed=fixed, unsafe_fixes=unsafe, fix_mode=fix, errors=errors,
                          files=len(found.files), show_fixes=show_fixes, fixes_by_file=fixes_by_file,
-                         color=output_file is None and fmt in ("text", "full") and report.use_color(sys.stdout))
+                         color=output_file is None and fmt in ("text", "full") and report.use_color(stream))
+        if stdin:  # the report's source lines are those read, not the file on disk
+            source = results[0][0].fixed_source if to_stderr and results[0][0].fixed_source else stdin_data
+            run.set_source(str(found.files[0]), source)
         out = report.render_statistics(fmt, run) if statistics else report.render(fmt, run)
         if quiet and fmt in ("text", "full") and not statistics:
             out = "".join(line + "\n" for line in out.splitlines()[:-1])
@@ -169,7 +238,7 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
             except OSError as exc:
                 fail(f"cannot write {output_file}: {exc.strerror or exc}")
         else:
-            click.echo(out, nl=False, color=run.color)
+            click.echo(out, nl=False, color=run.color, err=to_stderr)
         code = EXIT_FINDINGS if findings else EXIT_OK
         if exit_non_zero_on_fix and fixed:
             code = EXIT_FINDINGS
@@ -251,7 +320,7 @@ def _unified_diff(path: str, before: bytes, after: bytes) -> str:
     return "".join(difflib.unified_diff(a, b, fromfile=f"a/{path}", tofile=f"b/{path}"))
 
 
-@main.command("rule")
+@main.command("rule", short_help="Print a rule's page, or list every rule.")
 @click.argument("code", required=False)
 @click.option("--all", "show_all", is_flag=True, help="List every rule.")
 def rule_cmd(code: str | None, show_all: bool) -> None:
@@ -276,7 +345,7 @@ def rule_cmd(code: str | None, show_all: bool) -> None:
     click.echo(page.text, nl=False)
 
 
-@main.command("verify", add_help_option=False,
+@main.command("verify", add_help_option=False, short_help="Prove the fixes by running the fixture harness.",
               context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def verify_cmd(args) -> None:
@@ -284,6 +353,16 @@ def verify_cmd(args) -> None:
     from nanlint.harness.cli import main as harness_main  # lazy: the linter never imports the harness
 
     sys.exit(harness_main(list(args)))
+
+
+@main.command("server", short_help="Run the language server for editors (LSP over stdio).")
+def server_cmd() -> None:
+    """Speak the Language Server Protocol on standard input and output (needs pygls:
+    `python3 -m pip install 'pygls>=2.1,<3' lsprotocol`, the `server` extra). Diagnostics, quick fixes, `# noqa` insertion and
+    the rule pages on hover; README.md, "Editors", shows the set-up per editor."""
+    from nanlint.server import main as server_main  # lazy: pygls is optional
+
+    sys.exit(server_main())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -19,6 +19,7 @@ class Discovered:
     files: list[Path] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # one line each
     missing: list[str] = field(default_factory=list)
+    force_excluded: list[Path] = field(default_factory=list)  # named explicitly, dropped by --force-exclude
 
 
 def _excluded(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
@@ -37,8 +38,26 @@ def _excluded(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
     return False
 
 
-def discover(paths: list[Path], exclude: tuple[str, ...], root: Path) -> Discovered:
-    """Expand ``paths``; a file named explicitly is always linted, excludes apply below directories."""
+def excluded_with_parents(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
+    """Whether ``path`` or one of the directories it is in, below ``root``, is excluded
+    (``vendor/x.py`` under ``extend-exclude = ["vendor"]``)."""
+    path = Path(os.path.abspath(path))
+    root = Path(os.path.abspath(root))
+    if path == root:
+        return False
+    if _excluded(path, root, patterns):
+        return True
+    for parent in path.parents:
+        if parent == root or root not in parent.parents:
+            break
+        if _excluded(parent, root, patterns) or os.path.exists(parent / "pyvenv.cfg"):
+            return True
+    return False
+
+
+def discover(paths: list[Path], exclude: tuple[str, ...], root: Path, force_exclude: bool = False) -> Discovered:
+    """Expand ``paths``; a file named explicitly is linted unless ``force_exclude`` (what
+    pre-commit needs: it names every staged file), excludes apply below directories."""
     out = Discovered()
     seen: set[Path] = set()
 
@@ -56,6 +75,9 @@ def discover(paths: list[Path], exclude: tuple[str, ...], root: Path) -> Discove
             continue
         except OSError as exc:  # a parent directory without search permission, a name too long...
             out.errors.append(f"{given}: cannot access: {exc.strerror or exc}")
+            continue
+        if force_exclude and excluded_with_parents(given, root, exclude):
+            out.force_excluded.append(given)
             continue
         if os.path.isfile(given):
             add(given)

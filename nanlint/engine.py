@@ -369,7 +369,7 @@ class Linter:
             finding.fix_message = f.fix.message
             for old, new in f.fix.replacements:
                 p = ctx.positions[old]
-                content = ctx.module.code_for_node(fixes_mod.keep_parens(old, new))
+                content = ctx.module.code_for_node(fixes_mod.restyle(old, new))
                 finding.edits.append(Edit(content, (p.start.line, p.start.column + 1),
                                           (p.end.line, p.end.column + 1)))
             if f.fix.imports:
@@ -393,6 +393,7 @@ class Linter:
             except Exception as exc:  # noqa: BLE001 - a malformed notebook must not stop the run
                 return FileResult(path, error=f"{path}: cannot read notebook ({_one_line(exc)})")
         result = FileResult(path)
+        checked = None
         try:
             checked = precheck(source)
             if site_filter and self.cannot_report(checked, path):
@@ -400,6 +401,8 @@ class Linter:
                 return result
             module = parse(source, checked)
         except Exception as exc:  # noqa: BLE001 - any parser failure is a finding
+            if checked is not None and checked.rejected is not None:
+                exc = checked.rejected  # CPython's error: one source for the message and the position
             exc._source = source  # type: ignore[attr-defined]
             directive = noqa_mod.file_directive(source)
             if self.check_parse and not (directive and noqa_mod.matches(directive, *PARSE_ERROR)) \

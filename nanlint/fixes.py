@@ -112,6 +112,96 @@ def keep_parens(old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
     return new
 
 
+def _multiline(node: cst.CSTNode) -> bool:
+    return "\n" in cst.Module([]).code_for_node(node)
+
+
+def keep_layout(old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
+    """Give a new call the line breaks and indentation of the call it replaces: after
+    ``(``, between arguments and before ``)``, so that a multi-line
+    ``log1p(\n    exp(\n        x\n    )\n)`` becomes ``softplus(\n    x\n)``, not one
+    long line; each argument's own continuation lines move with it.  A one-line replaced
+    call, or a new call the rule laid out itself, is left as it is."""
+    if not (isinstance(old, cst.Call) and isinstance(new, cst.Call) and old.args and new.args) \
+            or not _multiline(old) or isinstance(new.whitespace_before_args, cst.ParenthesizedWhitespace):
+        return new
+    first = old.whitespace_before_args
+    indent = first.last_line if isinstance(first, cst.ParenthesizedWhitespace) else None
+    args = list(new.args)
+    for i, a in enumerate(args[:-1]):  # between arguments
+        comma = a.comma
+        if isinstance(comma, cst.Comma) and isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace):
+            if indent is not None:  # broken as the argument came: line it up with the first
+                args[i] = a.with_changes(comma=comma.with_changes(
+                    whitespace_after=comma.whitespace_after.with_changes(last_line=indent)))
+        elif len(args) == len(old.args):
+            args[i] = a.with_changes(comma=old.args[i].comma, whitespace_after_arg=old.args[i].whitespace_after_arg)
+    old_last = old.args[-1]  # before ``)``: as the replaced call closed
+    args[-1] = args[-1].with_changes(comma=old_last.comma, whitespace_after_arg=old_last.whitespace_after_arg)
+    laid = new.with_changes(args=args, whitespace_before_args=first)
+    return laid.with_changes(args=[_reindent(a, _indent_at(laid, i), _origin_indent(old, a.value))
+                                   for i, a in enumerate(laid.args)])
+
+
+def _indent_at(call: cst.Call, index: int) -> int | None:
+    """The indentation of argument ``index`` of ``call`` when it starts a line, else None."""
+    if index == 0:
+        ws = call.whitespace_before_args
+    else:
+        comma = call.args[index - 1].comma
+        ws = comma.whitespace_after if isinstance(comma, cst.Comma) else None
+    if isinstance(ws, cst.ParenthesizedWhitespace):
+        return len(ws.last_line.value)
+    return None
+
+
+def _origin_indent(old: cst.CSTNode, value: cst.CSTNode) -> int | None:
+    """Where ``value`` started its line in ``old`` (as an argument of some call there)."""
+    found: list[int | None] = []
+
+    class Finder(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if found:
+                return False
+            if isinstance(node, cst.Call):
+                for i, a in enumerate(node.args):
+                    if a.value is value:
+                        found.append(_indent_at(node, i))
+                        return False
+            return True
+
+    old.visit(Finder())
+    return found[0] if found else None
+
+
+class _Shift(cst.CSTTransformer):
+    """Move every continuation line of an expression ``delta`` columns left (or right)."""
+
+    def __init__(self, delta: int) -> None:
+        self.delta = delta
+
+    def leave_ParenthesizedWhitespace(self, original_node, updated_node):  # noqa: N802 - libcst's name
+        line = updated_node.last_line.value
+        if self.delta > 0:
+            cut = len(line) - len(line.lstrip(" "))
+            line = line[min(self.delta, cut):]
+        else:
+            line = " " * -self.delta + line
+        return updated_node.with_changes(last_line=cst.SimpleWhitespace(line))
+
+
+def _reindent(arg: cst.Arg, now: int | None, was: int | None) -> cst.Arg:
+    """``arg`` with its continuation lines moved as far as its first line moved."""
+    if now is None or was is None or now == was or not _multiline(arg.value):
+        return arg
+    return arg.with_changes(value=arg.value.visit(_Shift(was - now)))
+
+
+def restyle(old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
+    """``new`` as it replaces ``old``: ``old``'s parentheses and (for a call) its layout."""
+    return keep_parens(old, keep_layout(old, new))
+
+
 # --- applying -----------------------------------------------------------------------------
 class _Replace(cst.CSTTransformer):
     def __init__(self, mapping: dict[int, cst.CSTNode]) -> None:
@@ -122,7 +212,7 @@ class _Replace(cst.CSTTransformer):
 
     def on_leave(self, original_node, updated_node):  # type: ignore[override]
         new = self.mapping.get(id(original_node))
-        return keep_parens(original_node, new) if new is not None else updated_node
+        return restyle(original_node, new) if new is not None else updated_node
 
 
 def apply(module: cst.Module, fixes: Sequence[Fix]) -> cst.Module:

@@ -3,8 +3,11 @@
 The code cells are joined into one module (imports in cell 1 resolve in cell 5), each
 cell preceded by a boundary comment so fixed code can be split back.  IPython syntax is
 replaced line for line by a placeholder of the same length (``%matplotlib inline``,
-``!pip install x``, ``?obj``, ``obj?``, ``files = !ls``); a cell that starts with a cell
-magic (``%%time``, ``%%bash``) is left out whole.  Placeholders never reach the file: a
+``!pip install x``, ``?obj``, ``obj?``, ``files = !ls``); a line magic that wraps
+Python (``%time y = f(x)``, ``%timeit -n 10 f(x)``) is linted as its code, columns
+mapped back; a cell that starts with a cell magic (``%%time``, ``%%bash``) is left out
+whole.  A cell that does not parse on its own is reported as NAN001 in that cell and left
+out of the module, so the other cells are still linted.  Placeholders never reach the file: a
 fixed cell gets its magic lines back, and only the cells whose code changed are
 rewritten, in the JSON layout the notebook had (indent, key order, escaping, final
 newline); when that layout cannot be reproduced byte for byte the notebook is left alone.
@@ -32,6 +35,9 @@ _LINE_MAGIC = re.compile(r"^\s*(%|!|\?)")
 _HELP = re.compile(r"^\s*[A-Za-z_][\w.]*(\(\))?\?{1,2}\s*$")
 _ASSIGN_MAGIC = re.compile(r"^\s*[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*(%|!)")
 _CELL_MAGIC = re.compile(r"^\s*%%")
+# line magics whose argument is a Python statement: ``%time``/``%timeit`` [options] code
+_WRAPPING_MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?P<magic>%(?:time|timeit)(?:[ \t]+-[A-Za-z](?:[ \t]*\d+)?)*[ \t]+)"
+                             r"(?=\S)")
 
 
 class NotebookError(Exception):
@@ -44,6 +50,7 @@ class Cell:
     text: str  # the source as in the file
     lint_text: str = ""  # magics replaced by placeholders
     magic: dict[int, str] = field(default_factory=dict)  # 0-based line -> original line
+    wrapped: dict[int, str] = field(default_factory=dict)  # 0-based line -> the magic prefix cut off (``%time ``)
 
     @property
     def number(self) -> int:  # what reports call "cell N": 1-based, counting every cell
@@ -56,6 +63,7 @@ class Notebook:
     cells: list[Cell]  # the code cells that are linted
     combined: str = ""
     rows: list[tuple[int, int] | None] = field(default_factory=list)  # combined row-1 -> (cell, row)
+    shifts: dict[tuple[int, int], int] = field(default_factory=dict)  # (cell, row) -> columns cut (``%time ``)
 
 
 def cell_text(source) -> str:
@@ -69,9 +77,10 @@ def _placeholder(line: str) -> str:
     return (indent + stub).ljust(len(body)) + line[len(body):]
 
 
-def mask_magics(text: str) -> tuple[str, dict[int, str]] | None:
+def mask_magics(text: str, wrapped: dict[int, str] | None = None) -> tuple[str, dict[int, str]] | None:
     """``text`` with IPython lines replaced by same-length placeholders, and the originals;
-    None for a cell magic cell (left out whole)."""
+    None for a cell magic cell (left out whole).  A line magic wrapping a statement
+    (``%time y = f(x)``) keeps the statement, its prefix cut off and recorded in ``wrapped``."""
     lines = text.splitlines(keepends=True)
     first = next((line for line in lines if line.strip()), "")
     if _CELL_MAGIC.match(first):
@@ -82,7 +91,12 @@ def mask_magics(text: str) -> tuple[str, dict[int, str]] | None:
     for i, line in enumerate(lines):
         body = line.rstrip("\r\n")
         at_statement = depth == 0 and quote is None and not joined
-        if continued or (at_statement and (_LINE_MAGIC.match(body) or _HELP.match(body)
+        m = _WRAPPING_MAGIC.match(body) if at_statement and not continued and wrapped is not None else None
+        if m is not None and not body.endswith("\\"):
+            wrapped[i] = m.group("magic")  # type: ignore[index]
+            line = m.group("indent") + line[m.end():]
+            body = line.rstrip("\r\n")
+        elif continued or (at_statement and (_LINE_MAGIC.match(body) or _HELP.match(body)
                                            or _ASSIGN_MAGIC.match(body))):
             magic[i] = line
             out.append(_placeholder(line) if not continued else " " * len(body) + line[len(body):])
@@ -126,7 +140,9 @@ def _scan(line: str, depth: int, quote: str | None) -> tuple[int, str | None]:
     return depth, quote
 
 
-def load(source: bytes) -> Notebook:
+def load(source: bytes, skip: frozenset[int] = frozenset()) -> Notebook:
+    """The notebook's code cells and the module they form; cells numbered in ``skip`` (that
+    do not parse on their own) are left out of the module."""
     try:
         data = json.loads(source.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
@@ -139,11 +155,13 @@ def load(source: bytes) -> Notebook:
         if not isinstance(raw, dict) or raw.get("cell_type") != "code":
             continue
         text = cell_text(raw.get("source", ""))
-        masked = mask_magics(text)
-        if masked is None:
+        wrapped: dict[int, str] = {}
+        masked = mask_magics(text, wrapped)
+        if masked is None or index + 1 in skip:
             continue
-        cell = Cell(index, text, masked[0], masked[1])
+        cell = Cell(index, text, masked[0], masked[1], wrapped)
         nb.cells.append(cell)
+        nb.shifts.update({(cell.number, row + 1): len(prefix) for row, prefix in wrapped.items()})
         lines.append(BOUNDARY.format(cell.number) + "\n")
         nb.rows.append(None)
         cell_lines = cell.lint_text.splitlines(keepends=True)
@@ -168,7 +186,9 @@ def _map(nb: Notebook, pos: tuple[int, int]) -> tuple[int | None, tuple[int, int
     for r in range(row - 1, len(nb.rows)):  # a boundary row belongs to the cell after it
         if 0 <= r < len(nb.rows) and nb.rows[r] is not None:
             cell, cell_row = nb.rows[r]  # type: ignore[misc]
-            return cell, ((cell_row, col) if r == row - 1 else (cell_row, 1))
+            if r != row - 1:
+                return cell, (cell_row, 1)
+            return cell, (cell_row, col + nb.shifts.get((cell, cell_row), 0))
     if nb.rows:
         last = next((x for x in reversed(nb.rows) if x is not None), None)
         if last is not None:
@@ -188,30 +208,77 @@ def _to_cells(nb: Notebook, finding: Finding, path: str) -> Finding:
     return finding
 
 
+def broken_cells(nb: Notebook) -> dict[int, Exception]:
+    """Cell number -> why, for each code cell that does not parse on its own."""
+    from nanlint.engine import parse, precheck
+
+    out: dict[int, Exception] = {}
+    for cell in nb.cells:
+        try:
+            checked = precheck(cell.lint_text)
+        except Exception as exc:  # noqa: BLE001 - any failure to parse is the cell's NAN001
+            out[cell.number] = exc
+            continue
+        if checked.tree is None:
+            try:
+                parse(cell.lint_text, checked)  # syntax newer than this Python, which libcst reads?
+            except Exception:  # noqa: BLE001 - CPython's error: its message and position
+                out[cell.number] = checked.rejected  # type: ignore[assignment]
+    return out
+
+
+def _load_parsable(source: bytes) -> tuple[Notebook, dict[int, Exception]]:
+    nb = load(source)
+    broken = broken_cells(nb) if is_python(nb.data) else {}
+    return (load(source, frozenset(broken)) if broken else nb), broken
+
+
+def _parse_errors(linter: "Linter", nb: Notebook, broken: dict[int, Exception], path: str) -> list[Finding]:
+    """NAN001 in each broken cell, at CPython's position (unless ``# nanlint: noqa`` turns it off)."""
+    from nanlint import noqa as noqa_mod
+    from nanlint.engine import parse_error_message
+
+    directive = noqa_mod.file_directive("\n".join(cell_text(raw.get("source", "")) for raw in nb.data["cells"]
+                                                  if isinstance(raw, dict) and raw.get("cell_type") == "code"))
+    if not linter.check_parse or directive == noqa_mod.ALL or (directive and noqa_mod.matches(directive, *PARSE_ERROR)):
+        return []
+    out = []
+    for number, exc in sorted(broken.items()):
+        message, (row, col) = parse_error_message(exc)
+        col += nb.shifts.get((number, row), 0)
+        out.append(Finding(*PARSE_ERROR, message, path, (row, col), (row, col), cell=number))
+    return out
+
+
 def lint(linter: "Linter", source: bytes, path: str) -> FileResult:
     try:
-        nb = load(source)
+        nb, broken = _load_parsable(source)
     except NotebookError as exc:
         result = FileResult(path)
         if linter.check_parse:
             result.findings.append(Finding(*PARSE_ERROR, str(exc), path, (1, 1), (1, 1)))
         return result
-    if not is_python(nb.data) or not nb.cells:
+    if not is_python(nb.data) or not (nb.cells or broken):
         return FileResult(path)
-    inner = linter.lint_source(nb.combined.encode("utf-8"), path + SUFFIX)
+    if broken:  # their shifts are needed for positions too
+        nb.shifts.update(load(source).shifts)
+    inner = linter.lint_source(nb.combined.encode("utf-8"), path + SUFFIX) if nb.cells else FileResult(path)
     inner.path = path
-    inner.findings = [_to_cells(nb, f, path) for f in inner.findings]
+    inner.findings = [_to_cells(nb, f, path) for f in inner.findings] + _parse_errors(linter, nb, broken, path)
+    inner.findings.sort(key=Finding.sort_key)
     return inner
 
 
 # --- fixing ------------------------------------------------------------------------------------
 def fix(linter: "Linter", source: bytes, path: str, unsafe: bool) -> FileResult:
     try:
-        nb = load(source)
+        nb, _ = _load_parsable(source)  # broken cells are left as they are
     except NotebookError:
         return lint(linter, source, path)
-    if not is_python(nb.data) or not nb.cells:
+    if not is_python(nb.data):
         return FileResult(path)
+    if not nb.cells:  # nothing to fix; a broken cell is still reported
+        return lint(linter, source, path)
     inner = linter.fix_source(nb.combined.encode("utf-8"), path + SUFFIX, unsafe)
     if inner.fixed_source is None or inner.error:
         result = lint(linter, source, path)
@@ -254,7 +321,7 @@ def split(nb: Notebook, fixed: str) -> dict[int, str]:
 
 def _restore(cell: Cell, new_lint_text: str) -> str:
     """The fixed cell with its IPython lines back; error if a fix touched one."""
-    if not cell.magic:
+    if not cell.magic and not cell.wrapped:
         return new_lint_text
     old = cell.lint_text.splitlines(keepends=True)
     if old and not old[-1].endswith("\n"):
@@ -262,7 +329,15 @@ def _restore(cell: Cell, new_lint_text: str) -> str:
     new = new_lint_text.splitlines(keepends=True)
     restored = list(new)
     done = set()
-    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag == "replace" and i2 - i1 == j2 - j1:  # a fixed ``%time`` line gets its prefix back
+            for k in range(i2 - i1):
+                prefix = cell.wrapped.get(i1 + k)
+                line = new[j1 + k]
+                indent = line[: len(line) - len(line.lstrip(" \t"))]
+                if prefix is not None and old[i1 + k].startswith(indent):
+                    restored[j1 + k] = indent + prefix + line[len(indent):]
+                    done.add(("wrapped", i1 + k))
         if tag != "equal":
             continue
         for k in range(i2 - i1):
@@ -272,7 +347,12 @@ def _restore(cell: Cell, new_lint_text: str) -> str:
                     original += "\n"
                 restored[j1 + k] = original
                 done.add(i1 + k)
-    if done != set(cell.magic):
+            elif i1 + k in cell.wrapped:
+                line = restored[j1 + k]
+                indent = line[: len(line) - len(line.lstrip(" \t"))]
+                restored[j1 + k] = indent + cell.wrapped[i1 + k] + line[len(indent):]
+                done.add(("wrapped", i1 + k))
+    if done != set(cell.magic) | {("wrapped", i) for i in cell.wrapped}:
         raise NotebookError(f"a fix touched an IPython line in cell {cell.number}")
     return "".join(restored)
 

@@ -19,16 +19,33 @@ def matches(selector: str, rule: Rule) -> bool:
     return rule.code.upper().startswith(s.upper()) and s[:3].upper() == "NAN"
 
 
-def _check(selectors: Iterable[str], rules: Sequence[Rule]) -> None:
+def suggest(selector: str, rules: Sequence[Rule]) -> str | None:
+    """The rule name or code closest to a mistyped ``selector``, if one is close."""
+    import difflib
+
+    s = selector.strip()
+    names = [r.name for r in rules]
+    codes = [r.code for r in rules]
+    found = difflib.get_close_matches(s.lower(), names, n=1, cutoff=0.75) or \
+        difflib.get_close_matches(s.upper(), codes, n=1, cutoff=0.75)
+    return found[0] if found else None
+
+
+def check(selectors: Iterable[str], rules: Sequence[Rule], where: str = "") -> None:
+    """ConfigError for the first selector that matches no rule; ``where`` says where it was
+    written (``--select``, ``pyproject.toml: [tool.nanlint] ignore``)."""
     for s in selectors:
         if not any(matches(s, r) for r in rules):
-            raise ConfigError(f"unknown rule selector {s!r} (use a code like NAN101, a prefix like NAN1, "
-                              f"a name like log-softmax, or ALL)")
+            close = suggest(s, rules)
+            hint = f"; did you mean {close!r}?" if close else \
+                " (use a code like NAN101, a prefix like NAN1, a name like log-softmax, or ALL)"
+            raise ConfigError(f"unknown rule selector {s!r}{' in ' + where if where else ''}{hint}")
+
 
 
 def select_rules(rules: Sequence[Rule], select: Sequence[str] | None, extend_select: Sequence[str],
                  ignore: Sequence[str]) -> list[Rule]:
-    _check(list(select or []) + list(extend_select) + list(ignore), rules)
+    check(list(select or []) + list(extend_select) + list(ignore), rules)
     if select is None:
         chosen = [r for r in rules if r.default]
     else:

@@ -1,6 +1,8 @@
 """Fixes keep the user's aliases, carry axis arguments and formatting, add an
 import only when none can spell the target, and reach a fixpoint."""
 
+import textwrap
+
 import pytest
 
 from conftest import fix
@@ -68,7 +70,8 @@ def test_formatting_and_comments_outside_the_fix_are_kept():
     after = fix(before)
     assert after.splitlines()[:4] == before.splitlines()[:4]
     assert after.splitlines()[-1] == before.splitlines()[-1]
-    assert "torch.log_softmax(z,  # logits\n                      dim=1)" in after
+    # the replaced call's line breaks and its comment stay; the arguments line up under the first
+    assert "    out = torch.log_softmax(\n        z,  # logits\n        dim=1\n    )\n" in after
 
 
 def test_parenthesized_expression_keeps_its_parentheses():
@@ -97,3 +100,69 @@ def test_every_fix_is_idempotent_on_the_rule_pages():
         for block in page.blocks():
             once = fix(block.code)
             assert fix(once) == once, f"{page.code} {block.label}"
+
+
+def test_multi_line_call_keeps_its_line_breaks_and_indentation():
+    source = """\
+        import torch
+
+
+        def loss(logits, shift):
+            return torch.log1p(
+                torch.exp(
+                    logits * 2.0
+                    - shift
+                )
+            )
+        """
+    assert fix(source) == textwrap.dedent("""\
+        import torch
+
+
+        def loss(logits, shift):
+            return torch.nn.functional.softplus(
+                logits * 2.0
+                - shift
+            )
+        """)
+
+
+def test_multi_line_call_with_several_arguments_and_a_trailing_comma():
+    source = """\
+        import torch
+
+
+        def loss(z):
+            out = torch.log(
+                torch.softmax(
+                    z,
+                    dim=1,
+                ),
+            )
+            return out
+        """
+    assert fix(source) == textwrap.dedent("""\
+        import torch
+
+
+        def loss(z):
+            out = torch.log_softmax(
+                z,
+                dim=1,
+            )
+            return out
+        """)
+
+
+def test_multi_line_fix_edits_shown_as_they_are_applied():
+    """The edit a finding carries (--diff, JSON, the language server) has the same layout."""
+    from conftest import lint
+
+    source = "import torch\n\nx = torch.log(\n    torch.sigmoid(\n        a\n        + b\n    )\n)\n"
+    [finding] = lint(source)
+    assert finding.edits[0].content == "torch.nn.functional.logsigmoid(\n    a\n    + b\n)"
+
+
+def test_one_line_calls_stay_one_line():
+    assert fix("import torch\ny = torch.log(torch.sigmoid(x))\n") == \
+        "import torch\ny = torch.nn.functional.logsigmoid(x)\n"

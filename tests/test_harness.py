@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -330,11 +331,59 @@ def test_missing_framework_fails_or_is_skipped(tmp_path, monkeypatch):
     fixture.parent.mkdir()
     fixture.write_text(GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias=""))
     monkeypatch.setattr(core, "available", lambda fw: f"{fw} is not installed (simulated)")
-    failed = core.run(core.Options(paths=[tmp_path]))
-    assert not failed.ok and "not installed (simulated)" in failed.fixtures[0].errors[0]
+    monkeypatch.setattr(core, "static_phase", lambda *a: pytest.fail("a missing framework stops before any work"))
+    with pytest.raises(core.UsageError) as stopped:
+        core.run(core.Options(paths=[tmp_path]))
+    message = str(stopped.value)
+    assert "\n" not in message
+    assert message.startswith("torch is not installed (simulated): python3 -m pip install ")
+    monkeypatch.undo()
+    monkeypatch.setattr(core, "available", lambda fw: f"{fw} is not installed (simulated)")
     skipped = core.run(core.Options(paths=[tmp_path], allow_missing=True))
     assert skipped.fixtures[0].skipped and skipped.fixtures[0].status == "skip"
     assert "NOT verified" in report.table(skipped)
+
+
+def test_missing_framework_stops_the_cli_at_once_in_one_line(tmp_path, capsys, monkeypatch):
+    from nanlint.harness import cli
+
+    fixture = tmp_path / "NAN101-log-softmax" / "torch.py"
+    fixture.parent.mkdir()
+    fixture.write_text(GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias=""))
+    monkeypatch.setattr(core, "available", lambda fw: f"{fw} is not installed (no module {fw})")
+    start = time.monotonic()
+    assert cli.main([str(tmp_path)]) == 2
+    assert time.monotonic() - start < 5
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("nanlint harness: error: torch is not installed (no module torch): "
+                          f"{core.install_command('torch')} (or --frameworks to run others, ")
+    assert err.count("\n") == 1
+
+
+def test_install_command_names_the_pinned_package_for_this_platform():
+    requirements = ["click>=8.1", "tensorflow-cpu==2.21.0; sys_platform != 'darwin' and extra == 'frameworks'",
+                    "tensorflow==2.21.0; sys_platform == 'darwin' and extra == 'frameworks'",
+                    'torch==2.13.0; extra == "frameworks"', "jax[cpu]==0.10.2; extra == 'frameworks'",
+                    "keras==3.15.1; extra == 'frameworks'", "pytest>=8; extra == 'test'"]
+    assert core.install_command("torch", requirements) == "python3 -m pip install torch==2.13.0"
+    assert core.install_command("jax", requirements) == "python3 -m pip install 'jax[cpu]==0.10.2'"
+    tf = "tensorflow==2.21.0" if sys.platform == "darwin" else "tensorflow-cpu==2.21.0"
+    assert core.install_command("tensorflow", requirements) == f"python3 -m pip install {tf}"
+    assert core.install_command("keras", requirements) == f"python3 -m pip install {tf} keras==3.15.1"
+    assert core.install_command("torch", []) == core.INSTALL  # not installed as a package: the checkout's extra
+
+
+def test_table_rows_fit_120_columns():
+    long = "NaN: dsoftplus/dx, dlogsumexp/dx, dlogsumexp_method/dx, dlogaddexp/dx; Inf: softplus, logsumexp"
+    fixture = core.Fixture("NAN106", "log-sum-exp", "tensorflow", Path("tensorflow_tf1_model.py"), mode="fix")
+    fixture.cases = [core.Case("hazard_overflowing_logits_in_all_four_forms", "hazard", "cpu (x86_64)", long,
+                               "finite; max err 2.06e-09 vs reference", 1e-9, "nonfinite", ok=True)]
+    result = core.Result(fixtures=[fixture], frameworks={}, meta={}, seconds=1.0)
+    lines = report.table(result).splitlines()
+    rows = lines[:3]  # header, rule, the case
+    assert all(len(line) <= report.WIDTH for line in rows), [len(x) for x in rows]
+    assert rows[2].startswith("ok ") and "NAN106" in rows[2] and "\u2026" in rows[2]
 
 
 def test_bad_fixtures_are_rejected_end_to_end(tmp_path):

@@ -235,3 +235,66 @@ def test_cell_diff_marks_a_changed_final_newline():
     after = jupyter_bytes(notebook(code("x = 2\n")))
     assert diff("n.ipynb", before, after) == ("--- n.ipynb:cell 1\n+++ n.ipynb:cell 1\n@@ -1 +1 @@\n"
                                               "-x = 1\n\\ No newline at end of cell\n+x = 2\n")
+
+
+def test_a_broken_cell_does_not_hide_the_findings_of_the_others(run_cli, tmp_path):
+    p = tmp_path / "half.ipynb"
+    p.write_bytes(jupyter_bytes(notebook(
+        code("import torch\nimport torch.nn.functional as F"),
+        code("y = torch.log(torch.sigmoid(x))"),
+        code("def half_written(z:\n    return"),  # cell 3: still being written
+        code("loss = torch.log(F.softmax(z, dim=1))"),  # cell 4: uses cell 1's imports
+    )))
+    code_, out, _ = run_cli("--isolated", "half.ipynb")
+    assert code_ == 1
+    lines = out.splitlines()
+    assert lines[0].startswith("half.ipynb:cell 2:line 1:col 5: NAN102")
+    with pytest.raises(SyntaxError) as cpython:
+        compile("def half_written(z:\n    return", "cell", "exec")
+    where = f"line {cpython.value.lineno}:col {cpython.value.offset}"
+    assert lines[1].startswith(f"half.ipynb:cell 3:{where}: NAN001 SyntaxError: {cpython.value.msg}")
+    assert lines[2].startswith("half.ipynb:cell 4:line 1:col 8: NAN101")
+    assert "Found 3 findings" in out
+    # --fix fixes the cells that parse and leaves the broken one as written
+    code_, out, _ = run_cli("--isolated", "--fix", "half.ipynb")
+    cells = json.loads(p.read_text())["cells"]
+    assert "".join(cells[1]["source"]) == "y = F.logsigmoid(x)"
+    assert "".join(cells[2]["source"]) == "def half_written(z:\n    return"
+    assert "log_softmax" in "".join(cells[3]["source"])
+
+
+def test_file_directive_turns_off_broken_cell_nan001(run_cli, tmp_path):
+    p = tmp_path / "q.ipynb"
+    p.write_bytes(jupyter_bytes(notebook(code("# nanlint: noqa: NAN001\nimport torch"), code("def f(:\n"))))
+    code_, out, _ = run_cli("--isolated", "q.ipynb")
+    assert code_ == 0, out
+
+
+@pytest.mark.parametrize("magic", ["%time ", "%timeit ", "%timeit -n 10 -r 3 ", "%timeit -n10 "])
+def test_line_magics_wrapping_code_are_linted(run_cli, tmp_path, magic):
+    p = tmp_path / "t.ipynb"
+    nb = notebook(code("import torch\nimport torch.nn.functional as F"),
+                  code(f"x = torch.randn(3)\n{magic}y = torch.log(torch.sigmoid(x))\nprint(y)"))
+    p.write_bytes(jupyter_bytes(nb))
+    code_, out, _ = run_cli("--isolated", "--format", "json", "t.ipynb")
+    assert code_ == 1, out
+    [f] = json.loads(out)
+    assert f["code"] == "NAN102" and f["cell"] == 2
+    col = len(magic) + 5  # columns are those of the cell as written
+    assert f["location"] == {"row": 2, "column": col}
+    assert f["fix"]["edits"][0]["location"] == {"row": 2, "column": col}
+    code_, _, err = run_cli("--isolated", "--fix", "t.ipynb")
+    assert code_ == 0, err
+    source = json.loads(p.read_text())["cells"][1]["source"]
+    assert source[1] == magic + "y = F.logsigmoid(x)\n"
+    assert source[0] == "x = torch.randn(3)\n" and source[2] == "print(y)"
+
+
+def test_wrapping_magics_only_at_a_statement_start():
+    from nanlint.notebook import mask_magics
+
+    wrapped = {}
+    masked, magic = mask_magics("%time y = f(x)\n%timeit\ns = '''\n%time z = 1\n'''\n%load_ext x\n", wrapped)
+    assert wrapped == {0: "%time "}
+    assert sorted(magic) == [1, 5]  # bare %timeit is a magic; inside a string is text
+    assert masked.splitlines()[0] == "y = f(x)"

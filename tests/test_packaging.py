@@ -66,3 +66,67 @@ def test_runtime_dependencies_are_libcst_and_click_only():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     deps = sorted(d.split(">")[0].split("=")[0].split("<")[0].strip() for d in project["dependencies"])
     assert deps == ["click", "libcst"]
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory):
+    """The wheel installed (without dependencies) into its own directory, console script included."""
+    site = tmp_path_factory.mktemp("installed") / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)],
+                   check=True, capture_output=True)
+    env = dict(os.environ, PYTHONPATH=str(site), PATH=str(site / "bin") + os.pathsep + os.environ["PATH"])
+    return site, env
+
+
+def _readme_command(number: int) -> str:
+    import re
+
+    block = re.search(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL).group(1)
+    commands = [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
+    return commands[number - 1]
+
+
+def test_readme_command_1_runs_the_installed_console_script(installed):
+    """From the checkout, `python3 -m nanlint` would import the source tree, not what was installed."""
+    site, env = installed
+    install, _, run = _readme_command(1).partition(" && ")
+    assert install == "python3 -m pip install ."
+    assert run.split()[0] == "nanlint", run
+    proc = subprocess.run(run, shell=True, cwd=ROOT, env=env, capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stderr  # it finds hazards
+    assert "examples/torch_losses.py:" in proc.stdout
+    where = subprocess.run(["nanlint", "--version"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert where.returncode == 0 and where.stdout.startswith("nanlint, version")
+    script = (site / "bin" / "nanlint").read_text()
+    assert "from nanlint.cli import main" in script
+
+
+def test_verify_from_an_installed_wheel_uses_the_shipped_fixtures(installed, tmp_path):
+    site, env = installed
+    shipped = sorted(p.name for p in (site / "nanlint" / "_fixtures").iterdir() if p.is_dir())
+    assert shipped == sorted(p.name for p in (ROOT / "fixtures").iterdir() if p.is_dir())
+    pytest.importorskip("jax")
+    proc = subprocess.run([sys.executable, "-m", "nanlint", "verify", "--rules", "NAN302", "--frameworks", "jax"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # not "path does not exist: fixtures"
+    assert "1 fixtures, 2 cases: 0 failed" in proc.stdout
+
+
+def test_frameworks_extra_installs_on_linux_and_macos():
+    """tensorflow-cpu has no macOS wheels: the extra picks tensorflow there, at the same pinned version."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["frameworks"]
+    reqs = [Requirement(r) for r in extra]
+    chosen = {}
+    for platform in ("linux", "darwin"):
+        env = {"sys_platform": platform, "platform_system": {"linux": "Linux", "darwin": "Darwin"}[platform]}
+        chosen[platform] = {r.name: str(r.specifier) for r in reqs if r.marker is None or r.marker.evaluate(env)}
+        assert all(spec.startswith("==") for spec in chosen[platform].values()), chosen[platform]
+    assert "tensorflow-cpu" in chosen["linux"] and "tensorflow" not in chosen["linux"]
+    assert "tensorflow" in chosen["darwin"] and "tensorflow-cpu" not in chosen["darwin"]
+    assert chosen["linux"]["tensorflow-cpu"] == chosen["darwin"]["tensorflow"]
+    assert {k: v for k, v in chosen["linux"].items() if k != "tensorflow-cpu"} == \
+        {k: v for k, v in chosen["darwin"].items() if k != "tensorflow"}

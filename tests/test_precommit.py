@@ -33,7 +33,7 @@ def _checkout_files() -> list[str]:
     keep = []
     for name in out:
         top = name.split("/")[0]
-        if top in ("nanlint", "rules") or name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml") \
+        if top in ("nanlint", "rules", "fixtures") or name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml") \
                 or name.startswith("LICENSE"):
             if (ROOT / name).is_file() and "__pycache__" not in name:
                 keep.append(name)
@@ -119,3 +119,15 @@ def test_hooks_lint_notebooks(env):
     code, out = commit(env, repo, "explore.ipynb")
     assert code != 0, out
     assert "explore.ipynb:cell 1:line 6:col 12: NAN101" in out
+
+
+def test_hooks_leave_excluded_files_alone(env):
+    """pre-commit names the staged vendored file explicitly: the hooks' --force-exclude keeps
+    the configured exclude in force, so it is neither reported nor rewritten."""
+    repo = project(env, "vendored", ["nanlint", "nanlint-fix"])
+    (repo / "pyproject.toml").write_text('[tool.nanlint]\nextend-exclude = ["vendor"]\n')
+    (repo / "vendor").mkdir()
+    (repo / "vendor" / "x.py").write_text(HAZARD)
+    code, out = commit(env, repo, "pyproject.toml", "vendor/x.py")
+    assert code == 0, out
+    assert (repo / "vendor" / "x.py").read_text() == HAZARD

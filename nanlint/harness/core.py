@@ -49,9 +49,11 @@ class UsageError(Exception):
 
 
 def default_fixture_dir() -> Path:
-    """The repository's ``fixtures/`` (next to the package), else ``./fixtures``."""
+    """The repository's ``fixtures/`` (next to the package), else the copy an installed
+    wheel ships (``nanlint/_fixtures``), else ``./fixtures``."""
     repo = PACKAGE_ROOT / "fixtures"
-    return repo if repo.is_dir() else Path("fixtures")
+    packaged = Path(__file__).resolve().parent.parent / "_fixtures"
+    return repo if repo.is_dir() else packaged if packaged.is_dir() else Path("fixtures")
 
 
 @dataclass
@@ -719,6 +721,35 @@ def judge_fixture(f: Fixture, raw: dict) -> None:
 
 # --------------------------------------------------------------------------- workers
 
+INSTALL = "python3 -m pip install -e '.[frameworks]' in a nanlint checkout"
+
+
+def install_command(framework: str, requirements: list[str] | None = None) -> str:
+    """The pip command installing ``framework`` at the version nanlint's ``frameworks`` extra
+    pins for this platform (``requirements``: nanlint's metadata), else the checkout's extra."""
+    import shlex
+    from importlib.metadata import PackageNotFoundError, requires
+
+    if requirements is None:
+        try:
+            requirements = requires("nanlint") or []
+        except PackageNotFoundError:
+            requirements = []
+    env = {"extra": "frameworks", "sys_platform": sys.platform}
+    picks = []
+    for line in requirements:
+        spec, _, marker = line.partition(";")
+        # the extra's markers are `VAR ==/!= 'value'` clauses joined by `and` (pyproject.toml)
+        clauses = re.findall(r"""(\w+)\s*(==|!=)\s*["']([^"']*)["']""", marker)
+        if not any(var == "extra" for var, _, _ in clauses) or \
+                not all((env.get(var) == value) == (op == "==") for var, op, value in clauses):
+            continue
+        name = re.split(r"[\s\[=<>!~]", spec.strip(), maxsplit=1)[0]
+        if name.replace("-cpu", "") in REQUIRES[framework]:
+            picks.append(spec.strip())
+    return "python3 -m pip install " + " ".join(map(shlex.quote, picks)) if picks else INSTALL
+
+
 def available(framework: str) -> str | None:
     """None when the framework's modules are importable, else why not."""
     missing = [m for m in REQUIRES[framework] if importlib.util.find_spec(m) is None]
@@ -780,6 +811,12 @@ def run(options: Options) -> Result:
         if unknown:
             raise UsageError(f"unknown framework(s) {', '.join(sorted(unknown))}; choose from {', '.join(FRAMEWORKS)}")
         fixtures = [f for f in fixtures if f.framework in options.frameworks]
+    if not options.allow_missing:  # stop before any work, in one line, rather than fail every fixture
+        for fw in sorted({f.framework for f in fixtures if f.framework in FRAMEWORKS} - set(options.python)):
+            why = available(fw)
+            if why:
+                raise UsageError(f"{why}: {install_command(fw)} "
+                                 f"(or --frameworks to run others, --allow-missing to skip {fw}'s fixtures)")
     jobs = options.jobs or min(3, os.cpu_count() or 1)
     for fw, exe in options.python.items():
         if fw not in FRAMEWORKS:

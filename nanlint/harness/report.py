@@ -31,10 +31,23 @@ def rows(result: Result) -> list[tuple[str, ...]]:
     return out
 
 
+WIDTH = 120  # the table's rows fit a terminal this wide; --json has every cell whole
+_MIN_CELL = 10
+
+
+def fit(body: list[tuple[str, ...]], width: int = WIDTH) -> tuple[list[tuple[str, ...]], list[int]]:
+    """Column widths whose rows fit ``width`` (the widest columns shrink first), and the
+    rows with longer cells cut, ending in ``…``."""
+    widths = [max(len(r[i]) for r in body) for i in range(len(body[0]))]
+    while sum(widths) + 2 * (len(widths) - 1) > width and max(widths) > _MIN_CELL:
+        widths[widths.index(max(widths))] -= 1
+    cut = [tuple(c if len(c) <= w else c[:w - 1] + "\u2026" for c, w in zip(r, widths)) for r in body]
+    return cut, widths
+
+
 def table(result: Result) -> str:
     """The table, then every failure's reasons, then a summary line."""
-    body = [COLUMNS, *rows(result)]
-    widths = [max(len(r[i]) for r in body) for i in range(len(COLUMNS))]
+    body, widths = fit([COLUMNS, *rows(result)])
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in body]
     lines.insert(1, "  ".join("-" * w for w in widths))
     failed = [f for f in result.fixtures if f.failed]

@@ -15,7 +15,16 @@ from typing import IO
 
 from nanlint.engine import Finding
 
-URL = "https://github.com/nanlint/nanlint/blob/main/rules/{code}-{name}.md"
+# Where the rule pages and the project are published, once they are (docs/RELEASING.md):
+# no output links to an address that does not exist.  Until then JSON's ``url`` is null,
+# SARIF has no helpUri/informationUri (its rules embed the whole page as ``help``) and
+# `nanlint rule CODE` prints a page.
+URL: str | None = None  # e.g. "https://HOST/OWNER/nanlint/blob/main/rules/{code}-{name}.md"
+HOMEPAGE: str | None = None
+
+
+def rule_url(code: str, name: str) -> str | None:
+    return URL.format(code=code, name=name) if URL else None
 
 
 @dataclass
@@ -48,6 +57,10 @@ class Run:
         if f.cell is not None:
             return f"{self.display_path(f.path)}:cell {f.cell}:line {row}:col {col}"
         return f"{self.display_path(f.path)}:{row}:{col}"
+
+    def set_source(self, path: str, source: bytes) -> None:
+        """Give the source of ``path`` (standard input: not on disk, or not as read)."""
+        self._sources[(path, None)] = source.decode("utf-8", "replace").splitlines()
 
     def source_lines(self, f: Finding) -> list[str] | None:
         """The lines of the file (or notebook cell) the finding is in, as they are now."""

@@ -6,7 +6,7 @@ import json
 import os
 
 from nanlint.engine import Finding
-from nanlint.report import URL, Run, statistics_rows
+from nanlint.report import Run, rule_url, statistics_rows
 
 
 def finding_dict(f: Finding) -> dict:
@@ -32,7 +32,7 @@ def finding_dict(f: Finding) -> dict:
         "end_location": {"row": f.end[0], "column": f.end[1]},
         "fix": fix,
         "noqa_row": f.noqa_row,
-        "url": URL.format(code=f.code, name=f.name),
+        "url": rule_url(f.code, f.name),
     }
 
 

@@ -2,7 +2,7 @@
 
 ``tool.driver.rules`` carries every rule: id, name, short description (the rule's
 summary), full description (its page's "What it does"), help (the whole page, text and
-markdown) and helpUri.  Each result has the rule, level, message, location (path relative
+markdown) and, once the pages are published, helpUri.  Each result has the rule, level, message, location (path relative
 to the working directory, 1-based region), the baseline fingerprint as a partial
 fingerprint (stable when lines move), and the fix as SARIF ``fixes``."""
 
@@ -12,10 +12,10 @@ import json
 import re
 
 from nanlint import __version__, catalogue
-from nanlint.report import URL, Run
+from nanlint import report
+from nanlint.report import Run
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFO_URI = "https://github.com/nanlint/nanlint"
 
 
 def _section(text: str, title: str) -> str:
@@ -31,10 +31,12 @@ def rule_descriptor(rule) -> dict:
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": what or rule.summary},
-        "helpUri": URL.format(code=rule.code, name=rule.name),
         "defaultConfiguration": {"level": "error", "enabled": bool(rule.default)},
         "properties": {"fix": rule.fix or "none", "frameworks": list(rule.frameworks)},
     }
+    url = report.rule_url(rule.code, rule.name)
+    if url:
+        descriptor["helpUri"] = url
     if page is not None:
         descriptor["help"] = {"text": page.text, "markdown": page.text}
     return descriptor
@@ -87,7 +89,8 @@ def render(run: Run) -> str:
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "nanlint", "version": __version__, "semanticVersion": __version__,
-                                "informationUri": INFO_URI, "rules": [rule_descriptor(r) for r in rules]}},
+                                **({"informationUri": report.HOMEPAGE} if report.HOMEPAGE else {}),
+                                "rules": [rule_descriptor(r) for r in rules]}},
             "columnKind": "unicodeCodePoints",
             "results": [result(run, f, index, fp) for f, fp in zip(run.findings, fps)],
         }],

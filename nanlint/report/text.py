@@ -17,27 +17,29 @@ def _plural(n: int) -> str:
 
 
 def summary(run: Run) -> str:
+    """``Found 3 findings (1 fixable with --fix, 1 more with --unsafe-fixes).``, or after
+    ``--fix``: ``Found 5 findings (3 fixed, 2 remaining; 2 fixable with --unsafe-fixes).``"""
     n = len(run.findings)
     safe = sum(1 for f in run.findings if f.fixable(False))
     unsafe_more = sum(1 for f in run.findings if f.fixable(True) and not f.fixable(False))
     if run.fix_mode and run.fixed:
-        head = f"Found {_plural(n + run.fixed)} ({run.fixed} fixed, {n} remaining)."
+        head, counts = f"Found {_plural(n + run.fixed)}", [f"{run.fixed} fixed, {n} remaining"]
     elif n == 0:
         return "All checks passed!"
     else:
-        head = f"Found {_plural(n)}."
-    parts = []
+        head, counts = f"Found {_plural(n)}", []
+    hints = []
     if run.unsafe_fixes:
         if safe + unsafe_more:
-            parts.append(f"{safe + unsafe_more} fixable with --fix")
+            hints.append(f"{safe + unsafe_more} fixable with --fix")
     else:
         if safe:
-            parts.append(f"{safe} fixable with --fix")
+            hints.append(f"{safe} fixable with --fix")
         if unsafe_more:
-            parts.append(f"{unsafe_more} more with --unsafe-fixes")
-    if parts:
-        head = head[:-1] + f" ({', '.join(parts)})."
-    return head
+            hints.append(f"{unsafe_more} more with --unsafe-fixes" if safe
+                         else f"{unsafe_more} fixable with --unsafe-fixes")
+    inside = "; ".join(x for x in (", ".join(counts), ", ".join(hints)) if x)
+    return f"{head} ({inside})." if inside else f"{head}."
 
 
 def line(run: Run, f) -> str:

@@ -1,0 +1,108 @@
+"""What the language server computes for one document, without any protocol: findings
+from the in-memory text, the fixed text, a line with ``# noqa`` added.
+
+The configuration is resolved exactly as the command line resolves it for that path
+(:func:`nanlint.project.resolve`), with the editor's settings in place of options."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nanlint import noqa as noqa_mod
+from nanlint import project as project_mod
+from nanlint.engine import FileResult, Finding
+
+
+@dataclass
+class Settings:
+    """The client's settings (``initializationOptions`` or ``workspace/didChangeConfiguration``)."""
+
+    select: list[str] | None = None
+    extend_select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    unsafe_fixes: bool | None = None  # None: the project's ``unsafe-fixes``
+
+    @classmethod
+    def from_client(cls, raw) -> "Settings":
+        """From ``{"select": [...], "ignore": "NAN1,NAN2", "unsafeFixes": true}``, also nested
+        under ``"nanlint"`` or ``"settings"``; unknown keys are ignored."""
+        if not isinstance(raw, dict):
+            return cls()
+        for key in ("nanlint", "settings"):
+            if isinstance(raw.get(key), dict):
+                raw = raw[key]
+
+        def selectors(*names):
+            for name in names:
+                value = raw.get(name)
+                if isinstance(value, str):
+                    return [v.strip() for v in value.split(",") if v.strip()]
+                if isinstance(value, list):
+                    return [str(v) for v in value]
+            return None
+
+        unsafe = raw.get("unsafeFixes", raw.get("unsafe-fixes", raw.get("unsafe")))
+        return cls(select=selectors("select"), extend_select=selectors("extendSelect", "extend-select") or [],
+                   ignore=selectors("ignore") or [], unsafe_fixes=unsafe if isinstance(unsafe, bool) else None)
+
+
+@dataclass
+class Analysis:
+    path: Path
+    findings: list[Finding] = field(default_factory=list)
+    excluded: bool = False
+    error: str | None = None  # a configuration error or an internal one, one line
+    unsafe: bool = False
+
+
+def _project(path: Path, settings: Settings) -> project_mod.Project:
+    options = project_mod.Options(select=settings.select, extend_select=list(settings.extend_select),
+                                  ignore=list(settings.ignore), unsafe_fixes=settings.unsafe_fixes)
+    return project_mod.resolve([path], options)
+
+
+def analyse(path: Path, text: str, settings: Settings) -> Analysis:
+    """The findings of ``text`` as the file ``path`` (which need not exist or match the
+    disk); an excluded path has none (what ``--force-exclude`` does on the command line)."""
+    from nanlint.config import ConfigError
+
+    out = Analysis(path)
+    try:
+        project = _project(path, settings)
+    except ConfigError as exc:
+        out.error = str(exc)
+        return out
+    out.unsafe = project.unsafe
+    if project.excluded(path):
+        out.excluded = True
+        return out
+    result: FileResult = project.linter_for(path).lint_source(text.encode("utf-8"), str(path), site_filter=False)
+    out.findings = [f for f in result.findings if f.cell is None]
+    out.error = result.error
+    return out
+
+
+def fix_all(path: Path, text: str, settings: Settings, unsafe: bool = False) -> str | None:
+    """The text after ``--fix`` (safe fixes only unless ``unsafe``); None when nothing changes."""
+    from nanlint.config import ConfigError
+
+    try:
+        project = _project(path, settings)
+    except ConfigError:
+        return None
+    if project.excluded(path):
+        return None
+    result = project.linter_for(path).fix_source(text.encode("utf-8"), str(path), unsafe)
+    if result.error or result.fixed_source is None:
+        return None
+    return result.fixed_source.decode("utf-8")
+
+
+def noqa_line(text: str, row: int, code: str) -> str | None:
+    """Line ``row`` (1-based) of ``text`` with ``# noqa: CODE`` added or merged, without its
+    line ending; None when a comment cannot go there (inside a multi-line string...)."""
+    done = noqa_mod.add_noqa(text, {row: [code]})
+    if not done.added:
+        return None
+    return done.source.splitlines()[row - 1]

@@ -1,0 +1,209 @@
+"""The language server, end to end: pytest-lsp starts ``nanlint server`` as a subprocess
+and drives it as an editor would (open, change, code actions, hover, settings)."""
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+pytest_lsp = pytest.importorskip("pytest_lsp")
+
+from lsprotocol import types  # noqa: E402
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+HAZARD = "import torch\nimport torch.nn.functional as F\n\n\ndef loss(z):\n    return torch.log(F.softmax(z, dim=1))\n"
+SIGMOID = "import torch\n\n\ndef loss(z):\n    return torch.log(torch.sigmoid(z))\n"
+CROSS = "import tensorflow as tf\n\n\ndef f(z):\n    p = tf.nn.softmax(z)\n    return tf.math.log(p)\n"
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "nanlint", "server"],
+                                              server_env=ENV))
+async def client(lsp_client: LanguageClient, tmp_path):
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), root_uri=tmp_path.as_uri(),
+        initialization_options={"settings": {"extendSelect": ["NAN109"]}}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _offset(lines: list[str], pos: types.Position) -> int:
+    # the tests' text is ASCII: UTF-16 units are characters
+    return sum(len(line) for line in lines[:pos.line]) + pos.character
+
+
+def apply_edits(text: str, edits) -> str:
+    lines = text.splitlines(keepends=True)
+    spans = sorted(((_offset(lines, e.range.start), _offset(lines, e.range.end), e.new_text) for e in edits),
+                   reverse=True)
+    for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def edits_of(action: types.CodeAction) -> list[types.TextEdit]:
+    [change] = action.edit.document_changes
+    return list(change.edits)
+
+
+async def open_doc(client: LanguageClient, path: Path, text: str) -> list[types.Diagnostic]:
+    path.write_text(text)
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return client.diagnostics[uri]
+
+
+async def actions(client, path, line, only=None):
+    rng = types.Range(types.Position(line, 0), types.Position(line, 0))
+    return await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(path.as_uri()), rng, types.CodeActionContext(diagnostics=[], only=only)))
+
+
+def cli_fix(path: Path, *args) -> str:
+    subprocess.run([sys.executable, "-m", "nanlint", "--isolated", "--fix", *args, str(path)], env=ENV,
+                   capture_output=True, check=False, cwd=path.parent)
+    return path.read_text()
+
+
+@pytest.mark.asyncio
+async def test_open_file_with_hazard_gives_diagnostic(client: LanguageClient, tmp_path):
+    [diag] = await open_doc(client, tmp_path / "train.py", HAZARD)
+    assert diag.code == "NAN101" and diag.source == "nanlint"
+    assert diag.severity == types.DiagnosticSeverity.Warning
+    assert (diag.range.start.line, diag.range.start.character) == (5, 11)
+    assert (diag.range.end.line, diag.range.end.character) == (5, 41)
+    assert "safe fix" in diag.message
+
+
+@pytest.mark.asyncio
+async def test_safe_fix_action_edit_matches_cli_fix(client: LanguageClient, tmp_path):
+    path = tmp_path / "train.py"
+    await open_doc(client, path, HAZARD)
+    found = await actions(client, path, 5)
+    [fix] = [a for a in found if a.kind == types.CodeActionKind.QuickFix and "safe fix" in a.title]
+    assert fix.title.startswith("NAN101:") and fix.is_preferred
+    after = apply_edits(HAZARD, edits_of(fix))
+    [fix_all] = [a for a in found if a.kind == "source.fixAll.nanlint"]
+    assert fix_all.title == "Fix all nanlint safe fixes"
+    assert apply_edits(HAZARD, edits_of(fix_all)) == after
+    assert after == cli_fix(path)  # the file on disk, fixed by the command line
+    assert "F.log_softmax(z, dim=1)" in after
+
+
+@pytest.mark.asyncio
+async def test_unsafe_fix_is_offered_labelled_and_never_in_fix_all(client: LanguageClient, tmp_path):
+    path = tmp_path / "cross.py"
+    await open_doc(client, path, CROSS)
+    found = await actions(client, path, 5)
+    [unsafe] = [a for a in found if "(unsafe fix)" in a.title]
+    assert not unsafe.is_preferred
+    after = apply_edits(CROSS, edits_of(unsafe))
+    assert "tf.nn.log_softmax(z)" in after and after == cli_fix(path, "--unsafe-fixes")
+    on_save = await actions(client, path, 5, only=["source.fixAll"])  # what an editor runs on save
+    assert not on_save
+    assert not await actions(client, path, 5, only=["source.nanlint.fixAllUnsafe"])  # unsafeFixes is off
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"nanlint": {"unsafeFixes": True}}))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert not await actions(client, path, 5, only=["source.fixAll"])  # still never on save
+    [everything] = await actions(client, path, 5, only=["source.nanlint.fixAllUnsafe"])
+    assert apply_edits(CROSS, edits_of(everything)) == after
+
+
+@pytest.mark.asyncio
+async def test_noqa_action_silences_the_finding(client: LanguageClient, tmp_path):
+    path = tmp_path / "train.py"
+    await open_doc(client, path, HAZARD)
+    [noqa] = [a for a in await actions(client, path, 5) if "# noqa" in a.title]
+    text = apply_edits(HAZARD, edits_of(noqa))
+    assert text.splitlines()[5] == "    return torch.log(F.softmax(z, dim=1))  # noqa: NAN101"
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(version=2, uri=path.as_uri()),
+        [types.TextDocumentContentChangeWholeDocument(text=text)]))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert list(client.diagnostics[path.as_uri()]) == []
+
+
+@pytest.mark.asyncio
+async def test_changes_are_debounced_and_linted_from_memory(client: LanguageClient, tmp_path):
+    path = tmp_path / "train.py"
+    await open_doc(client, path, "import torch\n")
+    uri = path.as_uri()
+    for version in range(2, 7):  # typing: only the last text is linted
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=version, uri=uri),
+            [types.TextDocumentContentChangeWholeDocument(text=HAZARD[: 40 + version])]))
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(version=7, uri=uri), [types.TextDocumentContentChangeWholeDocument(text=HAZARD)]))
+    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert params.version == 7
+    assert [d.code for d in client.diagnostics[uri]] == ["NAN101"]
+    assert path.read_text() == "import torch\n"  # the disk was not read
+
+
+@pytest.mark.asyncio
+async def test_broken_file_gives_nan001_and_server_lives_on(client: LanguageClient, tmp_path):
+    [diag] = await open_doc(client, tmp_path / "broken.py", "import torch\ndef f(:\n    pass\n")
+    assert diag.code == "NAN001" and diag.severity == types.DiagnosticSeverity.Error
+    assert (diag.range.start.line, diag.range.start.character) == (1, 6)
+    assert not await actions(client, tmp_path / "broken.py", 1)
+    [diag] = await open_doc(client, tmp_path / "ok.py", HAZARD)  # still serving
+    assert diag.code == "NAN101"
+
+
+@pytest.mark.asyncio
+async def test_hover_shows_the_rule_page(client: LanguageClient, tmp_path):
+    path = tmp_path / "train.py"
+    await open_doc(client, path, HAZARD)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(path.as_uri()), types.Position(5, 20)))
+    assert hover.contents.kind == types.MarkupKind.Markdown
+    assert hover.contents.value.startswith("# NAN101 log-softmax")
+    nothing = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(path.as_uri()), types.Position(0, 0)))
+    assert nothing is None
+
+
+@pytest.mark.asyncio
+async def test_settings_from_client_and_project_config(client: LanguageClient, tmp_path):
+    # initializationOptions extendSelect NAN109: the opt-in rule reports
+    diags = await open_doc(client, tmp_path / "a.py", "import torch\n\ny = torch.log(w)\n")
+    assert [d.code for d in diags] == ["NAN109"]
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"nanlint": {"ignore": ["NAN101"]}}))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert list(client.diagnostics[(tmp_path / "a.py").as_uri()]) == []  # NAN109 no longer selected
+    # the project's configuration is read as the CLI reads it: excluded and per-file-ignored files
+    (tmp_path / "pyproject.toml").write_text('[tool.nanlint]\nextend-exclude = ["vendor"]\n'
+                                             'per-file-ignores = { "tests/*" = ["NAN102"] }\n')
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "tests").mkdir()
+    assert not await open_doc(client, tmp_path / "vendor" / "v.py", SIGMOID)
+    assert not await open_doc(client, tmp_path / "tests" / "t.py", SIGMOID)
+    diags = await open_doc(client, tmp_path / "b.py", SIGMOID)
+    assert [d.code for d in diags] == ["NAN102"]
+
+
+@pytest.mark.asyncio
+async def test_bad_selector_setting_is_shown_not_crashed(client: LanguageClient, tmp_path):
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"nanlint": {"select": ["log-softmx"]}}))
+    await open_doc(client, tmp_path / "a.py", HAZARD)
+    await asyncio.sleep(0.2)
+    assert any("did you mean 'log-softmax'?" in m.message for m in client.messages)
+
+
+def test_server_without_pygls_is_one_line_with_the_install_command(tmp_path):
+    code = "import sys; sys.modules['pygls'] = None; from nanlint.cli import main; sys.exit(main(['server']))"
+    proc = subprocess.run([sys.executable, "-c", code], env=ENV, capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith("nanlint: error: `nanlint server` needs pygls")
+    assert proc.stderr.rstrip().endswith("python3 -m pip install 'pygls>=2.1,<3' lsprotocol")
