@@ -61,6 +61,7 @@ class FileResult:
     fixed_source: bytes | None = None  # new content when fixes changed it
     error: str | None = None  # a one-line error (the file could not be read or fixed)
     skipped: bool = False  # no enabled rule's triggers are in the file: it was not parsed with libcst
+    reduced: bool = False  # a large file of which only the statements that can hold a finding were parsed
 
 
 _DEP_OPS: dict[tuple, frozenset[str]] = {}  # ops of imported project modules, per process
@@ -293,6 +294,15 @@ class Linter:
         enough = (lambda present: self._may_report(present | imported)) if imported else self._may_report
         return not enough(sites.scan(checked.tree, checked.text, self._wanted, enough))
 
+    def _reduced(self, checked: Checked, source: bytes) -> str | None:
+        """A large file's text with only the statements that can hold a finding
+        (:mod:`nanlint.large`), or None to parse it whole."""
+        from nanlint import large, sites
+
+        if len(source) <= large.LARGE or checked.tree is None or self._wanted is None:
+            return None
+        return large.reduce(checked.tree, checked.text, sites.last_names(self._wanted))
+
     def _imported_ops(self, checked: Checked, path: str | None) -> frozenset[str]:
         from nanlint import modules, sites
 
@@ -399,7 +409,8 @@ class Linter:
             if site_filter and self.cannot_report(checked, path):
                 result.skipped = True
                 return result
-            module = parse(source, checked)
+            text = self._reduced(checked, source)
+            module = parse(text, None) if text is not None else parse(source, checked)
         except Exception as exc:  # noqa: BLE001 - any parser failure is a finding
             if checked is not None and checked.rejected is not None:
                 exc = checked.rejected  # CPython's error: one source for the message and the position
@@ -411,8 +422,9 @@ class Linter:
                 result.findings.append(Finding(*PARSE_ERROR, message, path, pos, pos))
             return result
         try:
-            ctx, raw = self.run_rules(module, source_text(module, source), path)
+            ctx, raw = self.run_rules(module, text if text is not None else source_text(module, source), path)
             result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
+            result.reduced = text is not None
         except RecursionError as exc:
             result.findings = self._too_deep(source, path, exc)
             return result
@@ -446,6 +458,12 @@ class Linter:
             checked = precheck(source)
             if site_filter and self.cannot_report(checked, path):
                 return FileResult(path, skipped=True)
+            if self._reduced(checked, source) is not None:  # its tree would not hold the whole file
+                result = self.lint_source(source, path, site_filter)
+                if any(f.edits for f in result.findings):
+                    result.error = result.error or f"{path}: too large to fix ({len(source) // 1_000_000} MB): " \
+                        "linted, no fix applied"
+                return result
             module = parse(source, checked)
         except Exception:  # noqa: BLE001
             return self.lint_source(source, path, site_filter)

@@ -83,6 +83,11 @@ def _chains(names: frozenset[str]) -> re.Pattern:
 
 
 @lru_cache(maxsize=64)
+def last_names(wanted: frozenset[str]) -> frozenset[str]:
+    """The identifiers a file must contain to hold one of the ``wanted`` ops."""
+    return _names(wanted)
+
+
 def _names(wanted: frozenset[str]) -> frozenset[str]:
     """The last names that can spell one of the ``wanted`` ops."""
     return frozenset(n for n, ops in _tables()[3].items() if not ops.isdisjoint(wanted))

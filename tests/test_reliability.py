@@ -580,3 +580,22 @@ def test_fix_never_rewrites_a_file_no_fix_changed(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert p.read_bytes() == original
+
+
+def test_a_large_framework_file_is_reduced_to_the_statements_that_can_hold_a_finding(run_cli, tmp_path):
+    """Above 1 MB, only the statements mentioning an op some rule starts from (and the
+    imports and bindings they read) are parsed with libcst; findings keep their lines."""
+    from nanlint import large
+    from nanlint.engine import Linter
+    from nanlint.rule import all_rules
+
+    rows = "".join(f"    'layer{i}.weight': torch.tensor([{i % 7}.0, 0.5, -1.0]),\n" for i in range(25_000))
+    source = ("import torch\nimport torch.nn.functional as F\nWEIGHTS = {\n" + rows + "}\n"
+              "def f(z):\n    p = F.softmax(z, -1)\n    return torch.log(p)\n").encode()
+    assert len(source) > large.LARGE
+    result = Linter([r for r in all_rules() if r.default]).lint_source(source, "weights.py")
+    [finding] = result.findings
+    assert result.reduced and finding.code == "NAN101" and finding.start == (25_007, 12)
+    write(tmp_path / "weights.py", source)
+    code, out, err = run_cli("--fix", "weights.py", "--no-cache")
+    assert code != 0 and "too large to fix" in err and (tmp_path / "weights.py").read_bytes() == source
