@@ -149,6 +149,10 @@ def may_be_zero(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope,
     None when nothing in the code says so."""
     if expr is None or _depth < 0:
         return None
+    if isinstance(expr, cst.Name):  # what the code calls it: g = grad(loss, x)[0] is a gradient
+        why = _named(expr.value)
+        if why is not None:
+            return why
     for r in ctx.values(expr, scope, shape=True):
         if r.ctx is not None:
             continue
@@ -173,10 +177,8 @@ def _zero_here(ctx: FileContext, e: cst.BaseExpression, scope: Scope, depth: int
         return None
     if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus):
         return may_be_zero(ctx, e.expression, scope, depth - 1)
-    if isinstance(e, cst.Name) and _GRADIENT_NAME.match(e.value):
-        return "a gradient, zero at an optimum"
-    if isinstance(e, cst.Name) and _DIFFERENCE_NAME.match(e.value):
-        return f"`{e.value}`, a difference of values that can coincide"
+    if isinstance(e, cst.Name) and _named(e.value) is not None:
+        return _named(e.value)
     call = ctx.op_call(e, scope)
     if call is not None:
         if call.op == o.RELU:
@@ -197,6 +199,14 @@ def _zero_here(ctx: FileContext, e: cst.BaseExpression, scope: Scope, depth: int
         last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
         if last in _ZERO_MAKERS and (isinstance(func, cst.Attribute) or ctx.index.qualname(func, scope)):
             return "zeros"
+    return None
+
+
+def _named(name: str) -> str | None:
+    if _GRADIENT_NAME.match(name):
+        return f"`{name}`, a gradient, zero at an optimum"
+    if _DIFFERENCE_NAME.match(name):
+        return f"`{name}`, a difference of values that can coincide"
     return None
 
 

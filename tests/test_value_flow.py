@@ -325,3 +325,26 @@ def test_inference_locations_are_not_differentiated(tmp_path):
     assert [f.code for f in linter.lint_source(src, "models/loss.py").findings] == ["NAN202"]
     assert linter.lint_source(src, "diffusers/pipelines/flux/pipeline_flux.py").findings == []
     assert linter.lint_source(src, "torchvision/transforms/v2/_geometry.py").findings == []
+
+
+def test_a_gradient_by_its_name_is_plausibly_zero():
+    src = """\
+        import torch
+        def newton_step(loss, x, trust_radius):
+            g = torch.autograd.grad(loss, [x], create_graph=True)[0]
+            return g.pow(2).sum(-1).sqrt() / trust_radius
+    """
+    [finding] = [f for f in lint(src) if f.code == "NAN202"]
+    assert "`g`, a gradient" in finding.message
+
+
+def test_naive_softplus_in_a_where_under_a_custom_gradient_is_silent():
+    src = """\
+        import tensorflow as tf
+        @tf.custom_gradient
+        def softplus(x):
+            y = tf.where(x < 20.0, tf.math.log1p(tf.exp(x)), x)
+            return y, lambda dy: dy * tf.sigmoid(x)
+    """
+    assert "NAN106" not in codes(src)
+    assert "NAN106" in codes(src.replace("@tf.custom_gradient", ""))

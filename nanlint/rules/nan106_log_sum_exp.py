@@ -9,6 +9,7 @@ from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall, Resolved, origin_note
 from nanlint.facts import bounded_exponent
+from nanlint.gradients import not_differentiated
 from nanlint.guards import constant, terms
 from nanlint.resolve import Scope
 from nanlint.rule import Rule
@@ -44,6 +45,22 @@ def _text(expr: cst.BaseExpression) -> str:
     return "".join(_EMPTY.code_for_node(expr).split())
 
 
+def in_where_branch(ctx: FileContext, log: OpCall) -> bool:
+    """``where(x < cutoff, log1p(exp(x)), softplus(x))``: the log is a branch of a where."""
+    node, parent = log.node, ctx.parent(log.node)
+    for _ in range(4):
+        if isinstance(parent, cst.Arg):
+            parent = ctx.parent(parent)
+        if parent is None:
+            return False
+        if isinstance(parent, cst.Call):
+            call = ctx.op_call(parent, log.scope)
+            if call is not None and call.op == o.WHERE:
+                return any(call.value(role) is node for role in ("x", "y"))
+        node, parent = parent, ctx.parent(parent)
+    return False
+
+
 class LogSumExp(Rule):
     code = "NAN106"
     name = "log-sum-exp"
@@ -56,6 +73,8 @@ class LogSumExp(Rule):
         for log in ctx.calls(o.LOG, o.LOG1P):
             if log.x is None:
                 continue
+            if in_where_branch(ctx, log) and not_differentiated(ctx, log.node, log.framework):
+                continue  # the where keeps the value finite; only a gradient could be NaN, and none is taken
             arg = ctx.resolve(log.x, log.scope)
             if log.op == o.LOG1P:
                 found = self.exp_of(ctx, arg.expr, arg.scope)
