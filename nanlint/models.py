@@ -76,7 +76,7 @@ def _apply(ctx: "FileContext", model: cst.BaseExpression, scope: Scope, depth: i
     op = ctx.op_call(model, scope)
     if op is not None:
         if op.op in LAYERS:
-            return [(ctx, model, scope, "is computed by the layer on")] if activation(ctx, op) else None
+            return [(ctx, model, scope, "ends in the layer on")] if activation(ctx, op) else None
         if op.op == o.SEQUENTIAL:
             last = _last_layer(op)
             if last is None:
@@ -89,7 +89,7 @@ def _apply(ctx: "FileContext", model: cst.BaseExpression, scope: Scope, depth: i
                 out += got
             return out
         if op.op == o.FUNCTIONAL_MODEL and op.has("outputs"):
-            return [(ctx, op.value("outputs"), scope, "is the model's output on")]  # type: ignore[list-item]
+            return [(ctx, op.value("outputs"), scope, "returns the model's outputs on")]  # type: ignore[list-item]
         return None
     return _instance(ctx, model, scope)
 
@@ -132,7 +132,7 @@ def _instance(ctx: "FileContext", model: cst.Call, scope: Scope) -> Output | Non
         fscope = ctx.index.scopes.get(id(bindings[0].node))
         if fscope is None or fscope.generator or not fscope.returns or any(r.value is None for r in fscope.returns):
             return None
-        return [(ctx, r.value, fscope, f"`{name}` returns it on") for r in fscope.returns]  # type: ignore[misc]
+        return [(ctx, r.value, fscope, f"returns it from `{name}` on") for r in fscope.returns]  # type: ignore[misc]
     return None
 
 

@@ -286,7 +286,7 @@ class _Walk:
         output = models.output(ctx, expr, scope)
         if output is not None and not index:
             for octx, oexpr, oscope, how in output:
-                step = Origin(None, None, how, node=oexpr, owner=octx, name_node=expr.func, name_owner=ctx,
+                step = Origin(None, None, how, node=oexpr, owner=octx, name_node=expr, name_owner=ctx,
                               path=self._path(octx))
                 self.expand(octx, oexpr, oscope, origins + [step], via | {MODEL}, {}, depth - 1)
             return True
