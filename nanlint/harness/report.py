@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import textwrap
 from pathlib import Path
 
 from nanlint.harness import reference as references
@@ -54,8 +55,9 @@ def table(result: Result) -> str:
         lines += ["", "NO REFERENCE (hazard cases whose fixed values cannot be compared with exact ones; the "
                       "fixture says why):"]
         for why in dict.fromkeys(c.reference for _, c in unreferenced):
-            ids = [f"{f.id} {c.name}" for f, c in unreferenced if c.reference == why]
-            lines.append(f"  {why.split(': ', 1)[1]} ({', '.join(ids)})")
+            ids = ", ".join(f"{f.id} {c.name}" for f, c in unreferenced if c.reference == why)
+            lines += textwrap.wrap(f"{ids}: {why.split(': ', 1)[1]}", 118, initial_indent="  ",
+                                   subsequent_indent="      ")
     if failed:
         lines += ["", "FAILURES:"]
         for f in failed:
