@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import missing_framework
 from nanlint.harness import core, report
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-IN_CI = bool(os.environ.get("CI"))
 # A Python with TensorFlow 2.3 (see docs/verification/tf23-interpreter.md): the NAN502 fixture's hazard
 # exists only in TF < 2.4, so it runs there and is skipped (REQUIRES) on the default interpreter.
 TF23_PYTHON = os.environ.get("NANLINT_TF23_PYTHON")
@@ -42,9 +42,7 @@ def _harness(*args: str, cwd: Path = ROOT) -> tuple[int, str, str]:
 
 
 def _missing_or_skip(why: str) -> None:
-    if IN_CI:
-        pytest.fail(f"CI installs every framework, but: {why}")
-    pytest.skip(why)
+    missing_framework(why)
 
 
 @pytest.fixture(scope="module")
@@ -130,6 +128,9 @@ def _run(value, nan=0, inf=0, shape=()):
                                                          "nan": sum(math.isnan(v) for v in values),
                                                          "inf": sum(math.isinf(v) for v in values),
                                                          "values": enc}}}
+
+
+CLOSED_FORM = {"source": "closed form", "no_reference": {}}  # the worker's plan for a fixture with reference(case)
 
 
 def test_finite_hazard_case_proves_nothing():
@@ -294,6 +295,8 @@ GOOD_TORCH = '''
 import torch
 import torch.nn.functional as F
 
+DTYPE = torch.float32
+
 CASES = {{
     "hazard_saturated": {{"logits": [{hazard}]}},
     "benign_small": {{"logits": [0.5, -1.0, 2.0]}},
@@ -305,7 +308,7 @@ def loss(z):
 
 
 def compute(case, device):
-    z = torch.tensor(case["logits"], requires_grad=True)
+    z = torch.tensor(case["logits"], dtype=DTYPE, requires_grad=True)
     out = loss(z)
     out.backward()
     return {{"loss": out{bias}, "grad": z.grad}}
@@ -432,6 +435,8 @@ COMBINED_TORCH = '''
 import torch
 import torch.nn.functional as F
 
+DTYPE = torch.float32
+
 CASES = {{
     "hazard_saturated": {{"logits": [[0.0, 200.0, -200.0]], "labels": [[1.0, 0.0, 0.0]]}},
     "benign_moderate": {{"logits": [[0.5, -1.0, 2.0]], "labels": [[0.2, 0.0, 0.8]]}},
@@ -443,8 +448,8 @@ def loss(z, y):
 
 
 def compute(case, device):
-    z = torch.tensor(case["logits"], requires_grad=True)
-    out = loss(z, torch.tensor(case["labels"]))
+    z = torch.tensor(case["logits"], dtype=DTYPE, requires_grad=True)
+    out = loss(z, torch.tensor(case["labels"], dtype=DTYPE))
     out.backward()
     return {{"loss": out{bias}, "grad": z.grad}}
 '''
@@ -519,8 +524,8 @@ def test_combined_copy_of_a_display_only_fixture(tmp_path):
 
     kept = fixture([finding])
     assert kept.combined.identical is False and kept.combined.mode == "keep" and "+x = 2" in kept.combined.diff
-    raw = {"tolerance": 1e-5, "fixed_ran": True, "combined_ran": True, "cases": {
-        "hazard_x": {"unfixed": _run(math.nan), "fixed": _run(1.0), "combined": _run(math.nan)},
+    raw = {"tolerance": 1e-5, "fixed_ran": True, "combined_ran": True, "reference": CLOSED_FORM, "cases": {
+        "hazard_x": {"unfixed": _run(math.nan), "fixed": _run(1.0), "combined": _run(math.nan), "reference": _run(1.0)},
         "benign_x": {"unfixed": _run(1.0), "fixed": _run(1.0), "combined": _run(1.0)}}}
     core.judge_fixture(kept, raw)
     assert kept.ok, [c.problems for c in kept.combined.cases]
@@ -573,8 +578,8 @@ def test_gpu_request_is_never_silently_cpu(tmp_path):
 
 def test_cases_measured_on_cpu_fail_a_gpu_run():
     f = core.Fixture("NAN101", "log-softmax", "torch", Path("torch.py"), mode="fix")
-    raw = {"device_requested": "gpu", "tolerance": 1e-5, "fixed_ran": True, "cases": {
-        "hazard_x": {"unfixed": _run(math.nan), "fixed": _run(1.0)},
+    raw = {"device_requested": "gpu", "tolerance": 1e-5, "fixed_ran": True, "reference": CLOSED_FORM, "cases": {
+        "hazard_x": {"unfixed": _run(math.nan), "fixed": _run(1.0), "reference": _run(1.0)},
         "benign_x": {"unfixed": _run(1.0), "fixed": _run(1.0)}}}
     core.judge_fixture(f, raw)
     assert not f.ok and all("ran on the CPU although the GPU was requested" in c.problems[0] for c in f.cases)

@@ -66,3 +66,19 @@ def test_runtime_dependencies_are_libcst_and_click_only():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     deps = sorted(d.split(">")[0].split("=")[0].split("<")[0].strip() for d in project["dependencies"])
     assert deps == ["click", "libcst"]
+
+
+def test_click_floor_matches_what_the_tests_use():
+    """tests/conftest.py reads CliRunner's ``result.stderr`` separately from stdout, which
+    click has only since 8.2: pyproject.toml must not accept an older click."""
+    import re
+    import tomllib
+
+    import click
+    from click.testing import Result
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    (spec,) = [d for d in project["dependencies"] if d.startswith("click")]
+    floor = tuple(int(x) for x in re.fullmatch(r"click>=(\d+)\.(\d+)", spec.replace(" ", "")).groups())
+    assert floor >= (8, 2), spec
+    assert "stderr" in Result.__init__.__code__.co_varnames or hasattr(Result, "stderr"), click.__version__
