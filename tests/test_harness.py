@@ -89,6 +89,13 @@ def test_fixture_passes_on_cpu(cpu_report, fixture_id):
     assert hazards and benign
     for c in hazards:
         assert c["criterion"] in core.CRITERIA, c
+        # fixed values and gradients match the exact ones (float64 run or closed form), or the
+        # fixture says why no exact value exists
+        if c["reference"].startswith("none: "):
+            assert len(c["reference"]) > len("none: ") + 20 and c["reference_max_err"] is None, c
+        else:
+            assert c["reference"].startswith(("float64", "closed form")), c
+            assert c["reference_max_err"] is not None and c["ok"], c
         if c["criterion"] == "nonfinite":
             assert c["unfixed"] != "finite" and c["fixed"] == "finite", c
         elif c["criterion"] == "raises":
@@ -371,8 +378,11 @@ def test_bad_fixtures_are_rejected_end_to_end(tmp_path):
           .format(hazard="0.0, 200.0, -200.0", bias=""))
 
     # a reference criterion without reference(), and one whose unfixed side is already exact
-    write("NAN101-no-reference/torch.py", GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias="")
+    no_dtype = GOOD_TORCH.replace("DTYPE = torch.float32\n", "").replace("dtype=DTYPE, ", "")
+    write("NAN101-no-reference/torch.py", no_dtype.format(hazard="0.0, 200.0, -200.0", bias="")
           + '\nEXPECT = {"hazard_saturated": "reference"}\n')
+    # no DTYPE, no reference(case), no NO_REFERENCE: the hazard case has nothing exact to match
+    write("NAN101-unreferenced/torch.py", no_dtype.format(hazard="0.0, 200.0, -200.0", bias=""))
     write("NAN101-exact/torch.py", GOOD_TORCH.format(hazard="0.0, 1.0, -1.0", bias="") + textwrap.dedent('''
         EXPECT = {"hazard_saturated": "reference"}
 
@@ -425,6 +435,10 @@ def test_bad_fixtures_are_rejected_end_to_end(tmp_path):
     assert data["NAN101-manual/torch.py"]["ok"], problems("NAN101-manual/torch.py")
     assert "must define compute_manual" in problems("NAN101-manual-missing/torch.py")
     assert "must define reference(case)" in problems("NAN101-no-reference/torch.py")
+    unreferenced = data["NAN101-unreferenced/torch.py"]
+    assert unreferenced["status"] == "FAIL" and "no reference for this hazard case" in problems("NAN101-unreferenced/torch.py")
+    good_hazard = next(c for c in data["NAN101-good/torch.py"]["cases"] if c["kind"] == "hazard")
+    assert good_hazard["reference"] == "float64" and good_hazard["reference_max_err"] < 1e-4, good_hazard
     assert "already matches the reference" in problems("NAN101-exact/torch.py")
     exact = next(c for c in data["NAN101-exact/torch.py"]["cases"] if c["kind"] == "hazard")
     assert exact["criterion"] == "reference" and exact["fixed"].startswith("finite; max err"), exact
