@@ -80,12 +80,12 @@ def test_verify_rejects_an_unknown_framework(tmp_path):
 
 def test_timeout_kills_a_hanging_worker(tmp_path):
     _need_torch()
-    _write(tmp_path / "fx", {"NAN101-hangs/torch.py": FIXTURE.replace("DTYPE = ", "import time\ntime.sleep(300)\nDTYPE = ")})
+    _write(tmp_path / "fx", {"NAN101-hangs/torch.py": FIXTURE.replace("DTYPE = ", "import time\ntime.sleep(120)\nDTYPE = ")})
     out = tmp_path / "report.json"
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "nanlint.harness", "--timeout", "15", "--json", str(out),
                            str(tmp_path / "fx")], cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert time.monotonic() - start < 120, "the worker was not killed at --timeout"
+    assert time.monotonic() - start < 60, "the worker was not killed at --timeout"
     assert proc.returncode == 1, proc.stdout + proc.stderr
     data = json.loads(out.read_text())
     assert any("timed out after 15 s (--timeout)" in p for p in data["problems"]), data["problems"]
