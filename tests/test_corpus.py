@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import missing_framework
+from conftest import ALLOW_MISSING, missing_framework
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("nanlint_corpus", ROOT / "scripts" / "corpus.py")
@@ -28,16 +28,23 @@ HOW = ("review it: run `python scripts/corpus.py --update --show`, read the code
        "(docs/precision.md)")
 
 
-@pytest.fixture(scope="module")
-def run(request):
+def _packages(recorded: dict) -> list:
+    """The pinned corpus packages. One missing, or at another version, fails the corpus tests,
+    unless NANLINT_ALLOW_MISSING_FRAMEWORKS=1 (then they skip, saying why)."""
     try:
         packages = corpus.locate()
-    except corpus.NotInstalled as exc:  # fails, unless NANLINT_ALLOW_MISSING_FRAMEWORKS=1
+    except corpus.NotInstalled as exc:
         missing_framework(f"the corpus is not installed: {exc}")
-    recorded = corpus.load_verdicts()
     mismatch = corpus.check_versions(packages, recorded)
     if mismatch:
         missing_framework(mismatch)
+    return packages
+
+
+@pytest.fixture(scope="module")
+def run(request):
+    recorded = corpus.load_verdicts()
+    packages = _packages(recorded)
     findings, stats = corpus.lint_corpus(packages)
     comparison = corpus.compare(findings, recorded)
     table = corpus.precision_table(comparison, stats["default"])
@@ -150,3 +157,18 @@ def test_a_verdict_needs_a_reason(tmp_path):
     corpus.save_verdicts({"versions": {}, "findings": [dict(entry, verdict="maybe", reason="r")]}, path)
     with pytest.raises(ValueError, match="bad verdict"):
         corpus.load_verdicts(path)
+
+
+def test_a_missing_pinned_package_fails_the_corpus(monkeypatch):
+    def missing():
+        raise corpus.NotInstalled("jax is not installed (pip install -e '.[frameworks]')")
+
+    monkeypatch.setattr(corpus, "locate", missing)
+    monkeypatch.delenv(ALLOW_MISSING, raising=False)
+    with pytest.raises((pytest.fail.Exception, pytest.skip.Exception)) as failed:
+        _packages({})
+    assert failed.type is pytest.fail.Exception and "jax is not installed" in str(failed.value)
+    monkeypatch.setenv(ALLOW_MISSING, "1")
+    with pytest.raises((pytest.fail.Exception, pytest.skip.Exception)) as skipped:
+        _packages({})
+    assert skipped.type is pytest.skip.Exception
