@@ -118,7 +118,7 @@ def test_fixture_passes_on_cpu(cpu_report, fixture_id):
 def test_run_report_is_consistent(cpu_report):
     rc, stdout, data, on_disk = cpu_report
     assert (rc == 0) == data["ok"], stdout
-    assert data["device_requested"] == "cpu" and data["python"] and data["date"]
+    assert data["device_requested"] == "cpu" and data["python"] and data["date"] and "commit" in data
     assert {f["id"] for f in data["fixtures"]} >= set(on_disk)
     for name, info in data["frameworks"].items():
         if info["status"] == "ran":

@@ -846,6 +846,7 @@ def run(options: Options) -> Result:
         "platform": platform.platform(),
         "machine": platform.machine(),
         "nanlint": _nanlint_version(),
+        "commit": _commit(),
         "device_requested": options.device,
         "static_seconds": static_seconds,
         "paths": [str(p) for p in paths],
@@ -861,3 +862,18 @@ def _nanlint_version() -> str:
         return __version__
     except Exception:  # noqa: BLE001
         return "?"
+
+
+def _commit() -> str | None:
+    """The git commit of the nanlint that ran (``abc1234``, ``+dirty`` when nanlint/ or fixtures/
+    had uncommitted changes), or None outside a git checkout: a report says what it measured."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=PACKAGE_ROOT, capture_output=True,
+                              text=True, timeout=10)
+        if head.returncode != 0 or not head.stdout.strip():
+            return None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "nanlint", "fixtures"], cwd=PACKAGE_ROOT,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty else "")
