@@ -17,6 +17,7 @@ so they never touch the test environment.
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import platform
 import shutil
@@ -128,6 +129,36 @@ def bench(name: str, cmd: list[str], cwd: Path, runs: int, before=None, warmup: 
     return row
 
 
+def provenance(argv: list[str] | None = None) -> str:
+    """Which code was measured, when and how: the commit (and whether nanlint/ had uncommitted
+    changes), the UTC time and the command line, for the results file's first line."""
+    root = HERE.parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                                timeout=10).stdout.strip() or "?"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "nanlint"], cwd=root, capture_output=True,
+                               text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit, dirty = "?", ""
+    command = " ".join(["python bench/run.py", *(sys.argv[1:] if argv is None else argv)])
+    return (f"Measured at commit `{commit}`{' (with uncommitted changes under nanlint/)' if dirty else ''}, "
+            f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, with `{command}`.")
+
+
+def parsed_count(corpus: Path) -> tuple[int, int]:
+    """(files nanlint parsed with libcst, files) on ``corpus`` with the default rules, counted
+    in-process by the runner: the rest the prefilter decided without libcst."""
+    from nanlint import runner
+    from nanlint.engine import Linter
+    from nanlint.rule import all_rules
+
+    files = sorted(p for p in corpus.rglob("*.py") if p.is_file())
+    linter = Linter([r for r in all_rules() if r.default], {"frameworks": {}})
+    stats = runner.Stats()
+    runner.run(files, lambda p: linter, False, False, False, jobs=1, prefilter=True, stats=stats)
+    return stats.parsed, len(files)
+
+
 def loadavg() -> str:
     try:
         return " ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -194,6 +225,7 @@ def main() -> int:
         corpus = make_corpus(work, args.path)
         files, lines = count(corpus)
         print(f"corpus: {files} files, {lines} lines in {corpus}; load average {load_start}", flush=True)
+        info["parsed"] = parsed_count(corpus)
         nanlint = [sys.executable, "-m", "nanlint", "check", "--isolated", "--exit-zero", "-q"]
         cache_dir = work / "cache"
         rows = {}
@@ -271,13 +303,17 @@ def pick_five(corpus: Path) -> list[Path]:
 
 def report(info, files, lines, rows, scaling, load_start, load_end, args) -> str:
     ruff = rows["ruff"]["median"]
-    out = ["# nanlint benchmark", ""]
+    out = ["# nanlint benchmark", "", provenance(), ""]
     out.append(f"Machine: {info['nproc']} CPUs ({info['cpu']}), {info['ram']} RAM, {info['os']}; "
                f"load average {load_start} at start, {load_end} at end.")
     out.append(f"Versions: Python {info['python']}, nanlint {info['nanlint']}, libcst {info['libcst']}, "
                f"{info['ruff']}, flake8 {info['flake8']}, {info['fixit']}.")
     what = f"`{args.path}`" if args.path else "the installed ML packages' sources (" + ", ".join(DEFAULT_CORPUS) + ")"
     out.append(f"Corpus: {what}: {files} files, {lines} lines.")
+    if "parsed" in info:
+        parsed, total = info["parsed"]
+        out.append(f"Prefilter: libcst parsed {parsed} of {total} files ({parsed / total:.0%}; default rules, "
+                   f"counted in-process); the rest were decided without it.")
     out += ["", "Wall time of whole processes, median of n runs; CPU = user + system seconds of all its "
             "processes (median; robust to a loaded machine); peak = largest RSS of any one process.", "",
             "| command | median s | min s | n | CPU s | peak MB | wall vs ruff | CPU vs ruff | Fixit / this (wall) |",

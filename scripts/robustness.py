@@ -264,7 +264,12 @@ def summarize(results, lost, wall, dirs, jobs, timeout, argv, total) -> tuple[st
     L.append(f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; nanlint {__version__} "
              f"at commit `{commit}`{' (with uncommitted changes under nanlint/)' if dirty else ''}; "
              f"{len(rules)} rules; Python {platform.python_version()}, libcst {importlib.metadata.version('libcst')}")
-    L.append(f"- {jobs} worker processes, per-file timeout {timeout} s")
+    try:
+        load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        load = "?"
+    L.append(f"- {jobs} worker processes, per-file timeout {timeout} s; load average at the end {load} on "
+             f"{os.cpu_count()} CPUs (times are only comparable between runs on an equally loaded machine)")
     L.append("- packages: " + ", ".join(f"{k} {v} ({files_per_pkg[k]} files)" for k, v in packages.items()))
     L.append("")
     L.append("| | |\n|---|---|")

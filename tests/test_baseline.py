@@ -86,6 +86,31 @@ def test_fixed_hazard_leaves_a_stale_entry_dropped_by_rewriting(run_cli, legacy,
     assert err == ""
 
 
+def test_a_baseline_entry_is_for_its_rule_only(run_cli, tmp_path):
+    """Two rules flag the same text, `torch.log(p)`: a NAN101 entry recorded for it (p a
+    softmax) must not silence the NAN109 finding once p is a norm; a baseline holding both
+    rules' entries silences exactly those."""
+    body = "import torch\nimport torch.nn.functional as F\n\n\ndef f(z):\n    p = {}\n    return torch.log(p)\n"
+    src = write(tmp_path, "src/model.py", body.format("F.softmax(z, dim=1)"))
+    select = ("--isolated", "--select", "NAN101,NAN109")
+    code, _, err = run_cli(*select, "--write-baseline", "base.json", "src")
+    assert code == 0 and "Recorded 1 finding in base.json." in err, err
+    src.write_text(body.format("torch.linalg.norm(z, dim=1)"))
+    code, out, err = run_cli(*select, "--baseline", "base.json", "src")
+    assert code == 1 and "src/model.py:7:12: NAN109" in out and "NAN101" not in out, out
+    assert "1 baseline entry no longer found" in err  # the NAN101 entry is stale, not reused
+    # a baseline mixing both rules: each entry silences its own finding only
+    write(tmp_path, "src/both.py", body.format("F.softmax(z, dim=1)"))
+    code, _, err = run_cli(*select, "--write-baseline", "base.json", "src")
+    assert code == 0 and "Recorded 2 findings" in err, err
+    assert sorted(e["code"] for e in json.loads((tmp_path / "base.json").read_text())["findings"]) == ["NAN101", "NAN109"]
+    code, out, err = run_cli(*select, "--baseline", "base.json", "src")
+    assert code == 0 and err == "", out + err
+    (tmp_path / "src/both.py").write_text(body.format("torch.linalg.norm(z, dim=1)"))  # NAN101 -> NAN109 there
+    code, out, err = run_cli(*select, "--baseline", "base.json", "src")
+    assert code == 1 and "src/both.py:7:12: NAN109" in out and "src/model.py" not in out, out
+
+
 def test_baseline_paths_are_relative_to_the_baseline_file(run_cli, legacy, tmp_path):
     data = json.loads((tmp_path / "nanlint-baseline.json").read_text())
     assert data["version"] == 1

@@ -204,6 +204,17 @@ def test_noqa_suppressed_findings_are_not_fixed(run_cli, tmp_path):
     assert p.read_text() == src
 
 
+def test_json_noqa_row_of_a_multiline_finding_is_its_first_row(run_cli, tmp_path):
+    """A finding over three lines: `noqa_row` is the row a `# noqa` must go on, its first."""
+    write(tmp_path, "multi.py", "import torch\nimport torch.nn.functional as F\n\n\ndef loss(z):\n"
+                                "    return torch.log(\n        F.softmax(z, dim=1)\n    )\n")
+    code, out, _ = run_cli("--format", "json", "--isolated", "multi.py")
+    assert code == 1
+    (f,) = json.loads(out)
+    assert f["location"]["row"] == 6 and f["end_location"]["row"] == 8, f
+    assert f["noqa_row"] == 6
+
+
 def test_quiet_drops_summary(run_cli, tmp_path):
     write(tmp_path, "bad.py", HAZARD)
     code, out, _ = run_cli("-q", "bad.py")

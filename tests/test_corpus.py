@@ -14,12 +14,13 @@ failure.  Each corpus is linted once per session, in worker processes.
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+
+from conftest import ALLOW_MISSING, missing_framework
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("nanlint_corpus", ROOT / "scripts" / "corpus.py")
@@ -43,21 +44,24 @@ def _get(which):
     return which.fetch(log=lambda msg: None)
 
 
-@pytest.fixture(scope="module", params=sorted(corpus.CORPORA))
-def run(request):
-    which = corpus.CORPORA[request.param]
+def _packages(which, recorded: dict) -> list:
+    """The corpus's pinned packages. One missing (or not fetchable), or at another version,
+    fails the corpus tests, unless NANLINT_ALLOW_MISSING_FRAMEWORKS=1 (then they skip, saying why)."""
     try:
         packages = _get(which)
     except corpus.NotInstalled as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"the {which.name} corpus must run in CI: {exc}")
-        pytest.skip(f"{which.name} corpus not available: {exc}")
-    recorded = corpus.load_verdicts(which.verdicts)
+        missing_framework(f"the {which.name} corpus is not available: {exc}")
     mismatch = corpus.check_versions(packages, recorded, which.how_to_get)
     if mismatch:
-        if os.environ.get("CI"):
-            pytest.fail(mismatch)
-        pytest.skip(mismatch)
+        missing_framework(mismatch)
+    return packages
+
+
+@pytest.fixture(scope="module", params=sorted(corpus.CORPORA))
+def run(request):
+    which = corpus.CORPORA[request.param]
+    recorded = corpus.load_verdicts(which.verdicts)
+    packages = _packages(which, recorded)
     findings, stats = corpus.lint_corpus(packages)
     comparison = corpus.compare(findings, recorded)
     table = corpus.precision_table(comparison, stats["default"])
@@ -279,3 +283,20 @@ def test_fetch_downloads_with_pip_and_checks_the_pinned_hash(tmp_path, monkeypat
     missing = sources.Wheel(**{**wheel.__dict__, "version": "2.0", "filename": "zoo-2.0-py3-none-any.whl"})
     with pytest.raises(corpus.NotInstalled, match="pip download zoo==2.0 failed"):
         sources.fetch_training(cache, (missing,), log=lambda m: None)
+
+
+def test_a_missing_pinned_package_fails_the_corpus(monkeypatch):
+    import dataclasses
+
+    def missing():
+        raise corpus.NotInstalled("jax is not installed (pip install -e '.[frameworks]')")
+
+    which = dataclasses.replace(corpus.CORPORA["frameworks"], locate=missing)
+    monkeypatch.delenv(ALLOW_MISSING, raising=False)
+    with pytest.raises((pytest.fail.Exception, pytest.skip.Exception)) as failed:
+        _packages(which, {})
+    assert failed.type is pytest.fail.Exception and "jax is not installed" in str(failed.value)
+    monkeypatch.setenv(ALLOW_MISSING, "1")
+    with pytest.raises((pytest.fail.Exception, pytest.skip.Exception)) as skipped:
+        _packages(which, {})
+    assert skipped.type is pytest.skip.Exception

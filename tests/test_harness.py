@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import missing_framework
 from nanlint.harness import core, report
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-IN_CI = bool(os.environ.get("CI"))
 # A Python with TensorFlow 2.3 (see docs/verification/tf23-interpreter.md): the NAN502 fixture's hazard
 # exists only in TF < 2.4, so it runs there and is skipped (REQUIRES) on the default interpreter.
 TF23_PYTHON = os.environ.get("NANLINT_TF23_PYTHON")
@@ -43,9 +43,7 @@ def _harness(*args: str, cwd: Path = ROOT) -> tuple[int, str, str]:
 
 
 def _missing_or_skip(why: str) -> None:
-    if IN_CI:
-        pytest.fail(f"CI installs every framework, but: {why}")
-    pytest.skip(why)
+    missing_framework(why)
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +90,13 @@ def test_fixture_passes_on_cpu(cpu_report, fixture_id):
     assert hazards and benign
     for c in hazards:
         assert c["criterion"] in core.CRITERIA, c
+        # fixed values and gradients match the exact ones (float64 run or closed form), or the
+        # fixture says why no exact value exists
+        if c["reference"].startswith("none: "):
+            assert len(c["reference"]) > len("none: ") + 20 and c["reference_max_err"] is None, c
+        else:
+            assert c["reference"].startswith(("float64", "closed form")), c
+            assert c["reference_max_err"] is not None and c["ok"], c
         if c["criterion"] == "nonfinite":
             assert c["unfixed"] != "finite" and c["fixed"] == "finite", c
         elif c["criterion"] == "raises":
@@ -114,7 +119,7 @@ def test_fixture_passes_on_cpu(cpu_report, fixture_id):
 def test_run_report_is_consistent(cpu_report):
     rc, stdout, data, on_disk = cpu_report
     assert (rc == 0) == data["ok"], stdout
-    assert data["device_requested"] == "cpu" and data["python"] and data["date"]
+    assert data["device_requested"] == "cpu" and data["python"] and data["date"] and "commit" in data
     assert {f["id"] for f in data["fixtures"]} >= set(on_disk)
     for name, info in data["frameworks"].items():
         if info["status"] == "ran":
@@ -131,6 +136,9 @@ def _run(value, nan=0, inf=0, shape=()):
                                                          "nan": sum(math.isnan(v) for v in values),
                                                          "inf": sum(math.isinf(v) for v in values),
                                                          "values": enc}}}
+
+
+CLOSED_FORM = {"source": "closed form", "no_reference": {}}  # the worker's plan for a fixture with reference(case)
 
 
 def test_finite_hazard_case_proves_nothing():
@@ -295,6 +303,8 @@ GOOD_TORCH = '''
 import torch
 import torch.nn.functional as F
 
+DTYPE = torch.float32
+
 CASES = {{
     "hazard_saturated": {{"logits": [{hazard}]}},
     "benign_small": {{"logits": [0.5, -1.0, 2.0]}},
@@ -306,7 +316,7 @@ def loss(z):
 
 
 def compute(case, device):
-    z = torch.tensor(case["logits"], requires_grad=True)
+    z = torch.tensor(case["logits"], dtype=DTYPE, requires_grad=True)
     out = loss(z)
     out.backward()
     return {{"loss": out{bias}, "grad": z.grad}}
@@ -417,8 +427,11 @@ def test_bad_fixtures_are_rejected_end_to_end(tmp_path):
           .format(hazard="0.0, 200.0, -200.0", bias=""))
 
     # a reference criterion without reference(), and one whose unfixed side is already exact
-    write("NAN101-no-reference/torch.py", GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias="")
+    no_dtype = GOOD_TORCH.replace("DTYPE = torch.float32\n", "").replace("dtype=DTYPE, ", "")
+    write("NAN101-no-reference/torch.py", no_dtype.format(hazard="0.0, 200.0, -200.0", bias="")
           + '\nEXPECT = {"hazard_saturated": "reference"}\n')
+    # no DTYPE, no reference(case), no NO_REFERENCE: the hazard case has nothing exact to match
+    write("NAN101-unreferenced/torch.py", no_dtype.format(hazard="0.0, 200.0, -200.0", bias=""))
     write("NAN101-exact/torch.py", GOOD_TORCH.format(hazard="0.0, 1.0, -1.0", bias="") + textwrap.dedent('''
         EXPECT = {"hazard_saturated": "reference"}
 
@@ -471,6 +484,10 @@ def test_bad_fixtures_are_rejected_end_to_end(tmp_path):
     assert data["NAN101-manual/torch.py"]["ok"], problems("NAN101-manual/torch.py")
     assert "must define compute_manual" in problems("NAN101-manual-missing/torch.py")
     assert "must define reference(case)" in problems("NAN101-no-reference/torch.py")
+    unreferenced = data["NAN101-unreferenced/torch.py"]
+    assert unreferenced["status"] == "FAIL" and "no reference for this hazard case" in problems("NAN101-unreferenced/torch.py")
+    good_hazard = next(c for c in data["NAN101-good/torch.py"]["cases"] if c["kind"] == "hazard")
+    assert good_hazard["reference"] == "float64" and good_hazard["reference_max_err"] < 1e-4, good_hazard
     assert "already matches the reference" in problems("NAN101-exact/torch.py")
     exact = next(c for c in data["NAN101-exact/torch.py"]["cases"] if c["kind"] == "hazard")
     assert exact["criterion"] == "reference" and exact["fixed"].startswith("finite; max err"), exact
@@ -480,6 +497,8 @@ def test_bad_fixtures_are_rejected_end_to_end(tmp_path):
 COMBINED_TORCH = '''
 import torch
 import torch.nn.functional as F
+
+DTYPE = torch.float32
 
 CASES = {{
     "hazard_saturated": {{"logits": [[0.0, 200.0, -200.0]], "labels": [[1.0, 0.0, 0.0]]}},
@@ -492,8 +511,8 @@ def loss(z, y):
 
 
 def compute(case, device):
-    z = torch.tensor(case["logits"], requires_grad=True)
-    out = loss(z, torch.tensor(case["labels"]))
+    z = torch.tensor(case["logits"], dtype=DTYPE, requires_grad=True)
+    out = loss(z, torch.tensor(case["labels"], dtype=DTYPE))
     out.backward()
     return {{"loss": out{bias}, "grad": z.grad}}
 '''
@@ -568,8 +587,8 @@ def test_combined_copy_of_a_display_only_fixture(tmp_path):
 
     kept = fixture([finding])
     assert kept.combined.identical is False and kept.combined.mode == "keep" and "+x = 2" in kept.combined.diff
-    raw = {"tolerance": 1e-5, "fixed_ran": True, "combined_ran": True, "cases": {
-        "hazard_x": {"unfixed": _run(math.nan), "fixed": _run(1.0), "combined": _run(math.nan)},
+    raw = {"tolerance": 1e-5, "fixed_ran": True, "combined_ran": True, "reference": CLOSED_FORM, "cases": {
+        "hazard_x": {"unfixed": _run(math.nan), "fixed": _run(1.0), "combined": _run(math.nan), "reference": _run(1.0)},
         "benign_x": {"unfixed": _run(1.0), "fixed": _run(1.0), "combined": _run(1.0)}}}
     core.judge_fixture(kept, raw)
     assert kept.ok, [c.problems for c in kept.combined.cases]
@@ -622,8 +641,8 @@ def test_gpu_request_is_never_silently_cpu(tmp_path):
 
 def test_cases_measured_on_cpu_fail_a_gpu_run():
     f = core.Fixture("NAN101", "log-softmax", "torch", Path("torch.py"), mode="fix")
-    raw = {"device_requested": "gpu", "tolerance": 1e-5, "fixed_ran": True, "cases": {
-        "hazard_x": {"unfixed": _run(math.nan), "fixed": _run(1.0)},
+    raw = {"device_requested": "gpu", "tolerance": 1e-5, "fixed_ran": True, "reference": CLOSED_FORM, "cases": {
+        "hazard_x": {"unfixed": _run(math.nan), "fixed": _run(1.0), "reference": _run(1.0)},
         "benign_x": {"unfixed": _run(1.0), "fixed": _run(1.0)}}}
     core.judge_fixture(f, raw)
     assert not f.ok and all("ran on the CPU although the GPU was requested" in c.problems[0] for c in f.cases)

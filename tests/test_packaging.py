@@ -130,3 +130,19 @@ def test_frameworks_extra_installs_on_linux_and_macos():
     assert chosen["linux"]["tensorflow-cpu"] == chosen["darwin"]["tensorflow"]
     assert {k: v for k, v in chosen["linux"].items() if k != "tensorflow-cpu"} == \
         {k: v for k, v in chosen["darwin"].items() if k != "tensorflow"}
+
+
+def test_click_floor_matches_what_the_tests_use():
+    """tests/conftest.py reads CliRunner's ``result.stderr`` separately from stdout, which
+    click has only since 8.2: pyproject.toml must not accept an older click."""
+    import re
+    import tomllib
+
+    import click
+    from click.testing import Result
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    (spec,) = [d for d in project["dependencies"] if d.startswith("click")]
+    floor = tuple(int(x) for x in re.fullmatch(r"click>=(\d+)\.(\d+)", spec.replace(" ", "")).groups())
+    assert floor >= (8, 2), spec
+    assert "stderr" in Result.__init__.__code__.co_varnames or hasattr(Result, "stderr"), click.__version__

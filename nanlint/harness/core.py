@@ -27,6 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from nanlint.harness import reference as references
+from nanlint.harness.values import compare, describe, g as _g, nonfinite  # noqa: F401 - re-exported
+
 FRAMEWORKS = ("tensorflow", "keras", "torch", "jax")
 # One worker process per group: Keras 3 runs on the TensorFlow backend, so the two
 # share a process (TensorFlow's import alone costs ~5 s).
@@ -69,6 +72,8 @@ class Case:
     ok: bool = False
     problems: list[str] = field(default_factory=list)
     raw: dict = field(default_factory=dict)
+    reference: str = "-"  # hazard cases: where the exact values come from (float64 / closed form / none: why)
+    ref_err: float | None = None  # max |fixed - reference| over every output element
 
 
 @dataclass
@@ -119,6 +124,8 @@ class Fixture:
     requires_unmet: bool = False  # skipped because the worker's framework version does not meet REQUIRES
     device: str = "-"
     tolerance: float = DEFAULT_TOLERANCE
+    reference_tolerance: float | None = None  # REFERENCE_TOLERANCE (default: the tolerance)
+    reference_source: str | None = None  # float64 / closed form / None (see nanlint.harness.reference)
     cases: list[Case] = field(default_factory=list)
     findings_before: list[dict] = field(default_factory=list)
     findings_after: list[dict] = field(default_factory=list)
@@ -513,54 +520,6 @@ def _static_code(code: str, group: list[Fixture], work: Path, config: Path | Non
 
 # --------------------------------------------------------------------------- judging
 
-def _floats(values: list) -> list[float]:
-    return [float(v) for v in values]  # float("nan"), float("-inf") parse the encoded strings
-
-
-def nonfinite(run: dict) -> list[str]:
-    """``["NaN: loss", "Inf: grad"]``-style names of the outputs that are not finite."""
-    nan = [k for k, o in run["outputs"].items() if o["nan"]]
-    inf = [k for k, o in run["outputs"].items() if o["inf"] and not o["nan"]]
-    return ([f"NaN: {', '.join(nan)}"] if nan else []) + ([f"Inf: {', '.join(inf)}"] if inf else [])
-
-
-def describe(run: dict | None) -> str:
-    if run is None:
-        return "-"
-    if "error" in run:
-        return "error"
-    bad = nonfinite(run)
-    return "; ".join(bad) if bad else "finite"
-
-
-def compare(unfixed: dict, fixed: dict, tolerance: float,
-            what: str = "the fix changes benign values of") -> tuple[float, list[str]]:
-    """Max |fixed - unfixed| over all outputs, and the mismatches (numpy ``allclose``
-    style: |fixed - unfixed| <= tol + tol * |unfixed|, NaN never equal). ``unfixed`` may
-    be a reference run; ``what`` starts each mismatch's message."""
-    problems: list[str] = []
-    worst = 0.0
-    a_out, b_out = unfixed["outputs"], fixed["outputs"]
-    if set(a_out) != set(b_out):
-        return math.inf, [f"{what.split(' values of')[0]}: other outputs: {sorted(b_out)} vs {sorted(a_out)}"]
-    for name in a_out:
-        a, b = a_out[name], b_out[name]
-        if a["shape"] != b["shape"]:
-            problems.append(f"output {name!r} changes shape: {a['shape']} -> {b['shape']}")
-            worst = math.inf
-            continue
-        far = 0
-        for x, y in zip(_floats(a["values"]), _floats(b["values"])):
-            d = abs(y - x) if math.isfinite(x) and math.isfinite(y) else math.inf
-            worst = max(worst, d)
-            if not d <= tolerance + tolerance * abs(x):
-                far += 1
-        if far:
-            problems.append(f"{what} {name!r}: {far} element(s) differ by more than "
-                            f"the tolerance {tolerance:g}")
-    return worst, problems
-
-
 CRITERIA = ("nonfinite", "raises", "reference")
 
 
@@ -568,12 +527,15 @@ def _raised(run: dict) -> str:
     return f"raises {run.get('exception') or 'an exception'}" + (f": {run['message']}" if run.get("message") else "")
 
 
-def judge_case(name: str, raw: dict, tolerance: float, has_fixed: bool, criterion: str = "nonfinite") -> Case:
+def judge_case(name: str, raw: dict, tolerance: float, has_fixed: bool, criterion: str = "nonfinite",
+               reference: dict | None = None) -> Case:
     """One case's verdict from the worker's raw results (``{"unfixed": run, "fixed": run}``,
-    plus ``"reference": run`` for the reference criterion). ``criterion`` is what a hazard
-    case must show unfixed: ``nonfinite`` (a NaN/Inf in some output), ``raises`` (compute
-    raises), ``reference`` (some output is farther than the tolerance from the exact
-    reference values, which the fixed code matches). Benign cases ignore it."""
+    plus ``"reference": run``). ``criterion`` is what a hazard case must show unfixed:
+    ``nonfinite`` (a NaN/Inf in some output), ``raises`` (compute raises), ``reference``
+    (some output is farther than the tolerance from the exact reference values). Benign
+    cases ignore it. ``reference`` (``{"source", "why_none", "tolerance"}``, see
+    :mod:`nanlint.harness.reference`): a hazard case's fixed side must also match its
+    reference, values and gradients; None skips that check (unit tests of one criterion)."""
     kind = "hazard" if name.startswith("hazard") else "benign" if name.startswith("benign") else "invalid"
     unfixed, fixed, ref = raw.get("unfixed"), raw.get("fixed"), raw.get("reference")
     case = Case(name, kind, unfixed=describe(unfixed), fixed=describe(fixed), raw=raw,
@@ -637,6 +599,11 @@ def judge_case(name: str, raw: dict, tolerance: float, has_fixed: bool, criterio
             p.append(f"the fixed code returns other outputs: {sorted(fixed['outputs'])} vs {sorted(unfixed['outputs'])}")
     if not has_fixed:
         p.append("no fixed version ran (see the fixture's errors)")
+    if kind == "hazard" and reference is not None:
+        if criterion == "reference":  # compared above, against the fixture's tolerance
+            case.reference, case.ref_err = reference["source"] or "missing", case.max_abs_diff
+        else:
+            references.check(case, ref, fixed, reference["source"], reference["why_none"], reference["tolerance"])
     case.ok = not p
     return case
 
@@ -659,8 +626,26 @@ def _kept_hazard(name: str, sides: dict, rule: str, ran: bool) -> Case:
     return case
 
 
-def _g(x: float) -> str:
-    return "inf" if math.isinf(x) else f"{x:.3g}"
+def _reference_plan(f: Fixture, raw: dict):
+    """From the worker's reference plan: case name -> what judge_case compares a hazard with."""
+    tol = raw.get("reference_tolerance")
+    if isinstance(tol, (int, float)) and math.isfinite(tol) and tol >= 0:
+        f.reference_tolerance = float(tol)
+    elif tol is not None:
+        f.errors.append(f"REFERENCE_TOLERANCE must be a non-negative number, got {tol!r}")
+    plan = raw.get("reference") or {}
+    f.reference_source = plan.get("source")
+    none = plan.get("no_reference") or {}
+    if isinstance(none, dict):
+        for name in sorted(set(none) - {n for n in raw.get("cases", {}) if n.startswith("hazard")}):
+            f.errors.append(f"NO_REFERENCE names {name!r}, which is not a hazard case in CASES")
+    tolerance = f.reference_tolerance if f.reference_tolerance is not None else f.tolerance
+
+    def refer(name: str) -> dict:
+        why = none.get(name) if isinstance(none, dict) else none
+        return {"source": f.reference_source, "why_none": why, "tolerance": tolerance}
+
+    return refer
 
 
 def judge_fixture(f: Fixture, raw: dict) -> None:
@@ -685,8 +670,9 @@ def judge_fixture(f: Fixture, raw: dict) -> None:
     for name in sorted(set(expect) - set(raw.get("cases", {}))):
         f.errors.append(f"EXPECT names {name!r}, which is not a case in CASES")
     cases = raw.get("cases", {})
+    refer = _reference_plan(f, raw)
     f.cases = [judge_case(name, {k: v for k, v in c.items() if k != "combined"}, f.tolerance, has_fixed,
-                          expect.get(name, "nonfinite"))
+                          expect.get(name, "nonfinite"), refer(name))
                for name, c in cases.items()]
     combined = f.combined
     if combined is not None and combined.mode in ("fix", "keep") and "combined_ran" in raw:
@@ -700,7 +686,8 @@ def judge_fixture(f: Fixture, raw: dict) -> None:
             if combined.mode == "keep" and name.startswith("hazard"):
                 combined.cases.append(_kept_hazard(name, sides, f.rule, ran))
             else:
-                combined.cases.append(judge_case(name, sides, f.tolerance, ran, expect.get(name, "nonfinite")))
+                combined.cases.append(judge_case(name, sides, f.tolerance, ran, expect.get(name, "nonfinite"),
+                                                 refer(name)))
     if raw.get("device_requested") == "gpu":
         for c in f.cases + (combined.cases if combined is not None else []):
             on_cpu = [side for side in ("unfixed", "fixed")
@@ -896,6 +883,7 @@ def run(options: Options) -> Result:
         "platform": platform.platform(),
         "machine": platform.machine(),
         "nanlint": _nanlint_version(),
+        "commit": _commit(),
         "device_requested": options.device,
         "static_seconds": static_seconds,
         "paths": [str(p) for p in paths],
@@ -911,3 +899,18 @@ def _nanlint_version() -> str:
         return __version__
     except Exception:  # noqa: BLE001
         return "?"
+
+
+def _commit() -> str | None:
+    """The git commit of the nanlint that ran (``abc1234``, ``+dirty`` when nanlint/ or fixtures/
+    had uncommitted changes), or None outside a git checkout: a report says what it measured."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=PACKAGE_ROOT, capture_output=True,
+                              text=True, timeout=10)
+        if head.returncode != 0 or not head.stdout.strip():
+            return None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "nanlint", "fixtures"], cwd=PACKAGE_ROOT,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty else "")

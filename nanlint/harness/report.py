@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 import math
 import re
+import textwrap
 from pathlib import Path
 
+from nanlint.harness import reference as references
 from nanlint.harness.core import Fixture, Result
 
-COLUMNS = ("status", "rule", "framework", "device", "case", "criterion", "unfixed", "fixed", "max diff")
+# "max diff": benign cases, fixed vs unfixed; "vs ref": hazard cases, fixed vs the exact
+# reference (float64 run or closed form), or "none" where the fixture says why none exists
+COLUMNS = ("status", "rule", "framework", "device", "case", "criterion", "unfixed", "fixed", "max diff", "vs ref")
 
 
 def _diff(value: float | None) -> str:
@@ -23,11 +27,13 @@ def rows(result: Result) -> list[tuple[str, ...]]:
     for f in result.fixtures:
         fw = f.framework + (f" ({f.path.stem})" if f.path.stem != f.framework else "")
         if not f.cases:
-            out.append((f.status, f.rule, fw, f.device, "-", "-", "-", "-", "-"))
+            out.append((f.status, f.rule, fw, f.device, "-", "-", "-", "-", "-", "-"))
         for c in f.cases:
             status = "skip" if f.skipped else "ok" if c.ok and f.ok else "FAIL" if not c.ok else "ok*"
             fixed = c.fixed + (" (compute_manual)" if f.mode == "manual" and c.fixed != "-" else "")
-            out.append((status, f.rule, fw, c.device, c.name, c.criterion, c.unfixed, fixed, _diff(c.max_abs_diff)))
+            benign = _diff(c.max_abs_diff) if c.kind == "benign" else "-"
+            out.append((status, f.rule, fw, c.device, c.name, c.criterion, c.unfixed, fixed, benign,
+                        references.shown(c)))
     return out
 
 
@@ -57,6 +63,14 @@ def table(result: Result) -> str:
         for why in sorted({f.skipped for f in skipped}):
             n = sum(1 for f in skipped if f.skipped == why)
             lines.append(f"  {why}: {n} fixture(s) NOT verified")
+    unreferenced = [(f, c) for f in result.fixtures for c in f.cases if c.reference.startswith(references.NONE)]
+    if unreferenced:
+        lines += ["", "NO REFERENCE (hazard cases whose fixed values cannot be compared with exact ones; the "
+                      "fixture says why):"]
+        for why in dict.fromkeys(c.reference for _, c in unreferenced):
+            ids = ", ".join(f"{f.id} {c.name}" for f, c in unreferenced if c.reference == why)
+            lines += textwrap.wrap(f"{ids}: {why.split(': ', 1)[1]}", 118, initial_indent="  ",
+                                   subsequent_indent="      ")
     if failed:
         lines += ["", "FAILURES:"]
         for f in failed:
@@ -128,6 +142,8 @@ def fixture_dict(f: Fixture) -> dict:
         "mode": f.mode,
         "device": f.device,
         "tolerance": f.tolerance,
+        "reference_source": f.reference_source,
+        "reference_tolerance": f.reference_tolerance if f.reference_tolerance is not None else f.tolerance,
         "errors": f.errors,
         "notes": f.notes,
         "fix_diff": f.diff,
@@ -163,6 +179,10 @@ def combined_dict(f: Fixture) -> dict | None:
     }
 
 
+def _number(x: float | None):
+    return None if x is None else x if math.isfinite(x) else "inf"
+
+
 def case_dict(c) -> dict:
     return {
         "case": c.name,
@@ -173,8 +193,9 @@ def case_dict(c) -> dict:
         "device": c.device,
         "unfixed": c.unfixed,
         "fixed": c.fixed,
-        "max_abs_diff": None if c.max_abs_diff is None else
-        (c.max_abs_diff if math.isfinite(c.max_abs_diff) else "inf"),
+        "max_abs_diff": _number(c.max_abs_diff),
+        "reference": c.reference,
+        "reference_max_err": _number(c.ref_err),
         "problems": c.problems,
         "outputs": {side: run.get("outputs") if run and "outputs" in run else run
                     for side, run in c.raw.items()},
@@ -194,6 +215,11 @@ def to_json(result: Result) -> dict:
             "cases": sum(len(f.cases) for f in result.fixtures),
             "failed": sum(1 for f in result.fixtures if f.failed),
             "skipped": sum(1 for f in result.fixtures if f.skipped is not None),
+            "hazard_cases": sum(1 for f in result.fixtures for c in f.cases if c.kind == "hazard"),
+            "hazard_vs_reference": sum(1 for f in result.fixtures for c in f.cases
+                                       if c.kind == "hazard" and c.ref_err is not None),
+            "hazard_no_reference": sum(1 for f in result.fixtures for c in f.cases
+                                       if c.kind == "hazard" and c.reference.startswith(references.NONE)),
             "combined_differs": sum(1 for f in result.fixtures if f.combined is not None
                                     and f.combined.identical is False),
             "combined_failed": sum(1 for f in result.fixtures if f.combined is not None and not f.combined.ok

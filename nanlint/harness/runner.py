@@ -21,7 +21,10 @@ import platform
 import re
 import sys
 import traceback
+from contextlib import nullcontext
 from pathlib import Path
+
+from nanlint.harness import reference as reference_plan
 
 MAX_ELEMENTS = 100_000  # per output: fixtures are tiny by protocol
 
@@ -64,6 +67,19 @@ class Framework:
 
     def device_of(self, value) -> str | None:
         return None
+
+    def float64(self, dtype):
+        """The float64 counterpart of a fixture's ``DTYPE`` (its float32), for the reference run."""
+        if isinstance(dtype, str):
+            return "float64"
+        return self._float64()
+
+    def _float64(self):  # pragma: no cover - overridden
+        raise TypeError(f"no float64 for {self.name}")
+
+    def x64(self):
+        """A context in which float64 arrays are float64 (JAX needs x64 enabled)."""
+        return nullcontext()
 
 
 def cpu_name() -> str:
@@ -111,6 +127,9 @@ class TensorFlow(Framework):
             return f"gpu:{i} ({names[i] if i < len(names) else '?'})"
         return kind_index
 
+    def _float64(self):
+        return self.modules["tensorflow"].float64
+
 
 class Keras(TensorFlow):
     name = "keras"
@@ -151,6 +170,9 @@ class Torch(Framework):
             return f"cuda:{i} ({torch.cuda.get_device_name(i)})"
         return str(value.device)
 
+    def _float64(self):
+        return self.modules["torch"].float64
+
 
 class Jax(Framework):
     name = "jax"
@@ -184,6 +206,17 @@ class Jax(Framework):
         for d in found:
             names.append(cpu_name() if d.platform == "cpu" else f"{d.platform}:{d.id} ({d.device_kind})")
         return ", ".join(names) or None
+
+    def _float64(self):
+        return self.modules["jax"].numpy.float64
+
+    def x64(self):
+        jax = self.modules["jax"]
+        if callable(getattr(jax, "enable_x64", None)):
+            return jax.enable_x64(True)
+        from jax.experimental import enable_x64  # older JAX
+
+        return enable_x64()
 
 
 FRAMEWORKS = {c.name: c for c in (TensorFlow, Keras, Torch, Jax)}
@@ -370,19 +403,27 @@ def run_fixture(np, fw: Framework, job: dict, index: int, device: str) -> dict:
     if expect is not None:  # case name -> criterion; judged (and validated) by the parent
         out["expect"] = {str(k): v if isinstance(v, str) else repr(v) for k, v in expect.items()} \
             if isinstance(expect, dict) else repr(expect)
-    reference = getattr(unfixed, "reference", None)
+    ref_tolerance = getattr(unfixed, "REFERENCE_TOLERANCE", None)
+    if ref_tolerance is not None:
+        out["reference_tolerance"] = ref_tolerance if isinstance(ref_tolerance, (int, float)) \
+            and not isinstance(ref_tolerance, bool) else repr(ref_tolerance)
+    plan = reference_plan.prepare(fw, unfixed, job["unfixed"], f"nanlint_fixture_{index}_float64", load)
+    out["reference"] = plan.to_json()
+    if plan.error:
+        out["error"] = plan.error
     wants_reference = isinstance(expect, dict) and "reference" in expect.values()
-    if wants_reference and not callable(reference):
+    if wants_reference and plan.compute is None:
         out["error"] = ('EXPECT names a "reference" case, so the fixture must define reference(case) -> dict '
-                        "of the exact outputs (float64 numpy or closed form)")
+                        "of the exact outputs (float64 numpy or closed form), or DTYPE for a float64 run")
     for name, case in cases.items():
         entry = {"unfixed": run_one(np, fw, compute, case, device)}
         if callable(fixed_compute):
             entry["fixed"] = run_one(np, fw, fixed_compute, case, device)
         if callable(combined_compute):
             entry["combined"] = run_one(np, fw, combined_compute, case, device)
-        if callable(reference) and isinstance(expect, dict) and expect.get(name) == "reference":
-            ref = run_one(np, fw, lambda c, _device: reference(c), case, device)
+        hazard = str(name).startswith("hazard") or (isinstance(expect, dict) and expect.get(name) == "reference")
+        if plan.compute is not None and hazard and plan.why_none(str(name)) is None:
+            ref = run_one(np, fw, plan.compute, case, device)
             ref.pop("device", None)
             entry["reference"] = ref
         out["cases"][str(name)] = entry

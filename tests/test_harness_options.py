@@ -1,0 +1,118 @@
+"""The harness's own options, end to end (real nanlint, real torch workers): ``nanlint
+verify`` passes its arguments through, ``--rules`` and ``--frameworks`` filter (a fixture
+they must leave out would fail the run), ``--keep`` keeps nanlint's fixed copy, and
+``--timeout`` kills a worker that hangs; and the missing-framework switch of the tests."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ALLOW_MISSING, missing_framework
+from nanlint.harness import core
+
+ROOT = Path(__file__).resolve().parents[1]
+
+FIXTURE = '''import torch
+import torch.nn.functional as F
+
+DTYPE = torch.float32
+CASES = {
+    "hazard_saturated": {"logits": [0.0, 200.0, -200.0]},
+    "benign_small": {"logits": [0.5, -1.0, 2.0]},
+}
+
+
+def loss(z):
+    return -torch.log(F.softmax(z, dim=0))[0]
+
+
+def compute(case, device):
+    z = torch.tensor(case["logits"], dtype=DTYPE, requires_grad=True)
+    out = loss(z)
+    out.backward()
+    return {"loss": out, "grad": z.grad}
+'''
+BROKEN = "raise RuntimeError('this fixture must have been filtered out')\n"
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def _need_torch() -> None:
+    why = core.available("torch")
+    if why:
+        missing_framework(why)
+
+
+def test_verify_filters_by_rule_and_framework_and_keeps_the_fixed_copy(tmp_path):
+    _need_torch()
+    _write(tmp_path / "fx", {"NAN101-good/torch.py": FIXTURE,
+                             "NAN101-good/jax.py": BROKEN,  # --frameworks torch leaves it out
+                             "NAN109-other/torch.py": BROKEN})  # --rules NAN101 leaves it out
+    out, keep = tmp_path / "report.json", tmp_path / "kept"
+    proc = subprocess.run([sys.executable, "-m", "nanlint", "verify", "--rules", "nan101", "--frameworks", "torch",
+                           "--keep", str(keep), "--timeout", "300", "--json", str(out), str(tmp_path / "fx")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(out.read_text())
+    assert [f["id"] for f in data["fixtures"]] == ["NAN101-good/torch.py"] and data["ok"]
+    assert set(data["frameworks"]) == {"torch"}
+    kept = keep / "NAN101-good" / "torch.py"
+    assert kept.is_file() and "F.log_softmax(z, dim=0)" in kept.read_text() and "torch.log(" not in kept.read_text()
+    assert sorted(p.relative_to(keep).as_posix() for p in keep.rglob("*.py")) == ["NAN101-good/torch.py"]
+    assert "NAN109" not in proc.stdout and "jax" not in proc.stdout.split("\n\n")[0]
+
+
+def test_verify_rejects_an_unknown_framework(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "nanlint", "verify", "--frameworks", "pytorch", str(ROOT / "fixtures")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "unknown framework(s) pytorch" in proc.stderr, proc.stderr
+
+
+def test_timeout_kills_a_hanging_worker(tmp_path):
+    _need_torch()
+    _write(tmp_path / "fx", {"NAN101-hangs/torch.py": FIXTURE.replace("DTYPE = ", "import time\ntime.sleep(120)\nDTYPE = ")})
+    out = tmp_path / "report.json"
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "nanlint.harness", "--timeout", "15", "--json", str(out),
+                           str(tmp_path / "fx")], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert time.monotonic() - start < 60, "the worker was not killed at --timeout"
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    data = json.loads(out.read_text())
+    assert any("timed out after 15 s (--timeout)" in p for p in data["problems"]), data["problems"]
+    (entry,) = data["fixtures"]
+    assert entry["status"] == "FAIL" and any("timed out after 15 s" in e for e in entry["errors"]), entry["errors"]
+    assert "PROBLEM: the torch worker exited killed: timed out after 15 s (--timeout)" in proc.stdout
+
+
+def _outcome(why: str):
+    """What missing_framework(why) does: the pytest outcome exception it raises."""
+    with pytest.raises((pytest.fail.Exception, pytest.skip.Exception)) as raised:
+        missing_framework(why)
+    return raised
+
+
+def test_missing_framework_fails_unless_the_switch_allows_it(monkeypatch):
+    monkeypatch.delenv(ALLOW_MISSING, raising=False)
+    failed = _outcome("torch is not installed")
+    assert failed.type is pytest.fail.Exception, failed
+    assert f"torch is not installed: install it" in str(failed.value) and f"set {ALLOW_MISSING}=1" in str(failed.value)
+    for other in ("0", "true", ""):  # one explicit value, nothing that merely looks like yes
+        monkeypatch.setenv(ALLOW_MISSING, other)
+        assert _outcome("torch is not installed").type is pytest.fail.Exception, other
+    monkeypatch.setenv(ALLOW_MISSING, "1")
+    skipped = _outcome("torch is not installed")
+    assert skipped.type is pytest.skip.Exception and f"skipped: {ALLOW_MISSING}=1" in str(skipped.value)
+
+
+def test_ci_never_allows_missing_frameworks():
+    assert ALLOW_MISSING not in (ROOT / ".ci" / "run").read_text()
