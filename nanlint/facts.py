@@ -212,6 +212,8 @@ def _named(name: str) -> str | None:
 
 def _is_mask(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> bool:
     """A 0/1 mask: a comparison (cast or not) or a name that says it is one."""
+    if isinstance(expr, (cst.Name, cst.Attribute)) and _MASK_NAME.search(ctx.code(expr)):
+        return True
     for r in ctx.values(expr, scope, shape=True):
         e = r.expr
         if isinstance(e, cst.Comparison):
