@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from nanlint import frameworks as fw_registry
+from nanlint import modules
 from nanlint import ops as o
 from nanlint.resolve import Scope
 
@@ -114,8 +115,6 @@ def _instance(ctx: "FileContext", model: cst.Call, scope: Scope) -> Output | Non
         return None
     node = found[0][0].node
     if not isinstance(node, cst.ClassDef):  # a model class of another module of the project
-        from nanlint import modules
-
         elsewhere = modules.definition(ctx, model.func, scope)
         if elsewhere is None or not isinstance(elsewhere[1], cst.ClassDef):
             return None

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from nanlint.resolve import ASSIGN, Binding, Scope
+from nanlint.walk import parse
 
 if TYPE_CHECKING:  # pragma: no cover
     from nanlint.context import FileContext
@@ -165,10 +166,9 @@ def digest(paths: list[Path]) -> str:
 _LOADED: dict[str, tuple[tuple[int, int], "FileContext | None"]] = {}
 
 
-def load(path: Path, settings: dict | None = None) -> "FileContext | None":
-    """The analysed module at ``path`` (parsed once per process and file version)."""
-    from nanlint.context import FileContext
-    from nanlint.walk import parse
+def load(path: Path, like: "FileContext") -> "FileContext | None":
+    """The analysed module at ``path``, a context of the same kind and settings as ``like``
+    (parsed once per process and file version)."""
 
     key = str(path.resolve())
     try:
@@ -181,7 +181,7 @@ def load(path: Path, settings: dict | None = None) -> "FileContext | None":
         return got[1]
     ctx = None
     try:
-        ctx = FileContext(parse(Path(key).read_bytes()), key, settings)
+        ctx = type(like)(parse(Path(key).read_bytes()), key, like.settings)
     except Exception:  # noqa: BLE001 - a module that does not parse has no values to give
         ctx = None
     _LOADED[key] = (stamp, ctx)
@@ -248,7 +248,7 @@ def _target(ctx: "FileContext", binding: Binding, kinds: tuple[str, ...]) -> tup
     file = module_file(importer, level, module, None, extra)
     if file is None or summary(file).get(name) not in kinds:
         return None
-    other = load(file, ctx.settings)
+    other = load(file, ctx)
     return (other, name) if other is not None and other is not ctx else None
 
 

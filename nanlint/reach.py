@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from nanlint import models, modules
 from nanlint import ops as o
 from nanlint.resolve import ASSIGN, UNPACK, Binding, Scope
 
@@ -179,8 +180,6 @@ class _Walk:
         if isinstance(b.node, cst.Param):
             return self._param(ctx, b, name, where, origins, via, frames, depth)
         if b.source is not None:  # from .model import predict_proba
-            from nanlint import modules
-
             target = modules.imported(ctx, b)
             if target is None:
                 return False
@@ -281,8 +280,6 @@ class _Walk:
             finally:
                 self.active.discard(id(fscope))
             return True
-        from nanlint import models
-
         output = models.output(ctx, expr, scope)
         if output is not None and not index:
             for octx, oexpr, oscope, how in output:
@@ -290,8 +287,6 @@ class _Walk:
                               path=self._path(octx))
                 self.expand(octx, oexpr, oscope, origins + [step], via | {MODEL}, {}, depth - 1)
             return True
-        from nanlint import modules
-
         target = modules.called(ctx, expr, scope)
         if target is not None:
             tctx, fscope, rets = target
