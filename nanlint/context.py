@@ -11,8 +11,9 @@ import libcst as cst
 from nanlint import frameworks as fw_registry
 from nanlint import fixes
 from nanlint.ops import Fn, Framework
-from nanlint import flow, models
-from nanlint.reach import MODEL, Origin, Resolved, origin_note, values, via_call  # noqa: F401 - re-exported for rules
+from nanlint import flow, handwritten, models
+from nanlint import ops as o
+from nanlint.reach import HANDWRITTEN, MODEL, Origin, Resolved, origin_note, values, via_call  # noqa: F401 - re-exported for rules
 from nanlint.resolve import Binding, Index, Scope
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -228,6 +229,12 @@ class FileContext:
         for r in self.values(expr, scope, shape=True) if follow else [Resolved(expr, scope)]:
             owner = r.ctx or self
             call = owner.op_call(r.expr, r.scope)
+            if call is None and ops and (o.SIGMOID in ops or o.SOFTMAX in ops):  # 1 / (1 + exp(-z))
+                made = handwritten.activation(owner, r.expr, r.scope, ops)
+                if made is not None:
+                    op, exp, node, logits = made
+                    call = OpCall(op, exp.framework, exp.fn, node, r.scope, None, None, {"x": cst.Arg(logits)})
+                    r = Resolved(r.expr, r.scope, r.origins, r.via | {HANDWRITTEN}, r.ctx)
             if call is not None and call.op in models.LAYERS:  # a layer stands for its output
                 act = models.activation(owner, call)
                 call = None if act is None else OpCall(act, call.framework, call.fn, call.node, call.scope,

@@ -45,6 +45,7 @@ CALL = "call"  # through a function's return
 PARAM = "param"  # from a call site's argument
 MODEL = "model"  # a model object's output
 MODULE = "module"  # from another module of the project
+HANDWRITTEN = "handwritten"  # an activation written out (1 / (1 + exp(-z))): no call to rewrite in place
 
 
 class Origin:

@@ -348,3 +348,16 @@ def test_naive_softplus_in_a_where_under_a_custom_gradient_is_silent():
     """
     assert "NAN106" not in codes(src)
     assert "NAN106" in codes(src.replace("@tf.custom_gradient", ""))
+
+
+# --- activations written by hand count as what they compute ----------------------------------------
+@pytest.mark.parametrize("src,code", [
+    ("import tensorflow as tf\ny = tf.math.log(1 / (1 + tf.exp(-z)))\n", "NAN102"),
+    ("import torch\ne = torch.exp(z)\np = e / (1 + e)\ny = torch.log(p)\n", "NAN102"),
+    ("import numpy as np\nimport torch\ndef sigmoid(z):\n    return 1 / (1 + torch.exp(-z))\n"
+     "loss = -(t * torch.log(sigmoid(x))).mean()\n", "NAN102"),
+    ("import jax.numpy as jnp\ndef softmax(z):\n    e = jnp.exp(z)\n    return e / jnp.sum(e, axis=-1, keepdims=True)\n"
+     "logp = jnp.log(softmax(x))\n", "NAN101"),
+])
+def test_hand_written_activations(src, code):
+    assert code in codes(src)
