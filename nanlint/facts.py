@@ -227,8 +227,9 @@ def _is_mask(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> bool:
 
 # --- values that carry no gradient -------------------------------------------------------------
 _NO_GRADIENT_BUILTINS = frozenset({"len", "int", "float", "bool", "range", "round"})
-_NO_GRADIENT_MAKERS = frozenset({"arange", "zeros", "ones", "zeros_like", "ones_like", "full", "full_like",
-                                 "eye", "linspace", "tensor", "constant", "shape", "size", "numel"})
+# (not tensor()/constant(): a tape can watch one, and requires_grad=True makes one a leaf)
+_NO_GRADIENT_MAKERS = frozenset({"arange", "zeros", "ones", "zeros_like", "ones_like", "eye", "linspace",
+                                 "shape", "size", "numel"})
 
 
 def gradient_free(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _depth: int = 4) -> bool:
@@ -270,7 +271,7 @@ def gradient_free(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scop
         if func.attr.value in ("float", "long", "int", "double", "half", "sum", "size", "numel", "item"):
             return gradient_free(ctx, func.value, scope, _depth - 1)  # count.float(), mask.sum()
         if func.attr.value in _NO_GRADIENT_MAKERS and ctx.index.qualname(func, scope) is not None:
-            return True
+            return not any(a.keyword is not None and a.keyword.value == "requires_grad" for a in expr.args)
     return False
 
 
