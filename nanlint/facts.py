@@ -232,7 +232,7 @@ _NO_GRADIENT_MAKERS = frozenset({"arange", "zeros", "ones", "zeros_like", "ones_
                                  "shape", "size", "numel"})
 
 
-def gradient_free(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _depth: int = 4) -> bool:
+def gradient_free(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _depth: int = 8) -> bool:
     """``expr`` carries no gradient: constants, comparisons and counts of them, shapes,
     ``arange``/``zeros``/``ones``, and arithmetic or reductions of those, for every value
     reaching it."""

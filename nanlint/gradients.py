@@ -15,6 +15,7 @@ import libcst as cst
 
 from nanlint import ops as o
 from nanlint.context import FileContext
+from nanlint.facts import gradient_free
 from nanlint.resolve import Scope
 from nanlint.walk import FastVisitor
 
@@ -33,6 +34,7 @@ GRAD_CONTEXTS = frozenset({"torch.enable_grad", "torch.set_grad_enabled", "torch
 PALLAS_CALL = "jax.experimental.pallas.pallas_call"
 TO_PYTHON_BUILTINS = frozenset({"float", "int", "bool", "print", "str", "repr"})
 TO_PYTHON_METHODS = frozenset({"item", "tolist", "numpy"})
+ASSIGN_METHODS = frozenset({"assign", "assign_add", "assign_sub"})
 # expressions a value flows through unchanged in kind: keep following it upwards
 _CARRIERS = (cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison,
              cst.ComparisonTarget, cst.Subscript, cst.SubscriptElement, cst.Index, cst.Slice, cst.Element,
@@ -51,8 +53,21 @@ def not_differentiated(ctx: FileContext, node: cst.CSTNode, framework: o.Framewo
     or the test of a Python ``if``/``while`` (a bool: measured in torch 2.13 and TF 2.21,
     ``if sqrt(sum(d**2)) < tol`` at d = 0 leaves the gradient finite; JAX cannot even trace it)."""
     return (_under_no_grad(ctx, node) or _in_pallas_kernel(ctx, node) or _inference_only(ctx, node, 2)
-            or _custom_derivative(ctx, node) or _inference_location(ctx)
+            or _custom_derivative(ctx, node) or _inference_location(ctx) or _declared_not_differentiable(ctx, node)
+            or (isinstance(node, cst.BaseExpression) and gradient_free(ctx, node, _scope_at(ctx, node)))
             or _sinks_only(ctx, node, framework, _NAME_DEPTH))
+
+
+def _declared_not_differentiable(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """In a method of a class that says ``is_differentiable = False`` (torchmetrics' metrics)."""
+    cls = _enclosing(ctx, node, cst.ClassDef)
+    if not isinstance(cls, cst.ClassDef):
+        return False
+    scope = ctx.index.scopes.get(id(cls))
+    for b in (scope.bindings.get("is_differentiable", ()) if scope is not None else ()):
+        if isinstance(b.value, cst.Name) and b.value.value == "False":
+            return True
+    return False
 
 
 # Directories of code that runs without gradients: inference pipelines, noise schedulers,
@@ -208,6 +223,8 @@ def _sink_call(ctx: FileContext, call: cst.Call, scope: Scope) -> bool:
     if op is not None and op.op == o.STOP_GRADIENT:
         return True
     func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ASSIGN_METHODS:
+        return True  # v.assign(value): TF variables are written, no gradient flows into the value
     if isinstance(func, cst.Name):
         return func.value in TO_PYTHON_BUILTINS and not ctx.index.is_bound(func.value, scope)
     return (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"

@@ -361,3 +361,16 @@ def test_naive_softplus_in_a_where_under_a_custom_gradient_is_silent():
 ])
 def test_hand_written_activations(src, code):
     assert code in codes(src)
+
+
+@pytest.mark.parametrize("src", [
+    # a metric that declares it is not differentiable (torchmetrics)
+    "import torch\nclass Score:\n    is_differentiable = False\n    def update(self, a, b):\n"
+    "        return torch.sqrt(((a - b) ** 2).sum(-1))\n",
+    # a value written into a TF variable
+    "import tensorflow as tf\ndef rescale(g, v, w):\n    g.assign(tf.sqrt(tf.reduce_sum(tf.square(v - w))))\n",
+    # distances between constants built from arange
+    "import torch\ndef rel(n):\n    idx = torch.arange(n)\n    d = idx[None, :] - idx[:, None]\n    return (d ** 2) ** 0.5\n",
+])
+def test_more_never_differentiated_values(src):
+    assert "NAN202" not in codes(src)
