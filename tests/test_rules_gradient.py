@@ -505,3 +505,18 @@ def test_single_where_needs_a_constant_comparison(call, flagged):
         return {call}
     """
     assert (codes(src, select=["NAN201"]) == ["NAN201"]) is flagged
+
+
+def test_normalize_by_norm_fix_keeps_the_users_epsilon():
+    """x / (norm(x) + 1e-8) -> x / sqrt(sum(x^2) + 1e-16): the floor stays 1e-8, so the
+    gradient at a zero row is w / 1e-8 as the code meant (1e-12 would make it w / 1e-6)."""
+    src = """
+    import jax.numpy as jnp
+
+    def f(a, b):
+        x = a - b
+        return x / (jnp.linalg.norm(x, axis=-1, keepdims=True) + 1e-8), x / jnp.maximum(jnp.linalg.norm(x), 1e-4)
+    """
+    out = fixed(src, "NAN203")
+    assert "jnp.sum(jnp.square(x), axis=-1, keepdims=True) + 1e-16)" in out
+    assert "jnp.sum(jnp.square(x)) + 1e-08)" in out

@@ -145,9 +145,10 @@ def add_eps(expr: cst.BaseExpression, eps: str = EPS_SQ) -> cst.BinaryOperation:
     return cst.BinaryOperation(inner, cst.Add(), cst.Float(eps))
 
 
-def sqrt_plus_eps(ctx: FileContext, how: str, node: cst.CSTNode, arg: cst.BaseExpression) -> cst.CSTNode:
+def sqrt_plus_eps(ctx: FileContext, how: str, node: cst.CSTNode, arg: cst.BaseExpression,
+                  eps: str = EPS_SQ) -> cst.CSTNode:
     """The square root ``node`` (as classified by :func:`sqrt_argument`) of ``arg + eps``."""
-    guarded = add_eps(arg)
+    guarded = add_eps(arg, eps)
     if how == "method":
         assert isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
         return node.with_changes(func=node.func.with_changes(value=fixes.parenthesize(guarded)))
@@ -189,7 +190,7 @@ def spelled_call(ctx: FileContext, framework: o.Framework, op: str, scope: Scope
 
 
 def norm_as_sqrt_sum(ctx: FileContext, norm: OpCall, scope: Scope, x: cst.BaseExpression | None = None,
-                     prefer=()) -> tuple[cst.Call, list[fixes.Import]] | None:
+                     prefer=(), eps: str = EPS_SQ) -> tuple[cst.Call, list[fixes.Import]] | None:
     """``norm(x, axis, keepdims)`` written ``sqrt(sum(square(x), axis, keepdims) + eps)``."""
     if norm.has("ord") or norm.x is None:
         return None
@@ -204,7 +205,7 @@ def norm_as_sqrt_sum(ctx: FileContext, norm: OpCall, scope: Scope, x: cst.BaseEx
     args = ctx.carry_args(norm, target, ("x", "axis", "keepdims"), x=square[0])
     if args is None:
         return None
-    root = spelled_call(ctx, fw, o.SQRT, scope, [("x", add_eps(fixes.call(func, args)))], prefer)
+    root = spelled_call(ctx, fw, o.SQRT, scope, [("x", add_eps(fixes.call(func, args), eps))], prefer)
     if root is None:
         return None
     return root[0], square[1] + sum_imports + root[1]

@@ -14,8 +14,10 @@ from nanlint.context import FileContext, OpCall
 from nanlint.resolve import Scope
 from nanlint.facts import may_be_zero
 from nanlint.gradients import not_differentiated
+from nanlint.guards import constant
 from nanlint.rule import Rule
 from nanlint.rules._gradient_traps import (
+    EPS_SQ,
     binop,
     divisions,
     euclidean_norm,
@@ -42,6 +44,7 @@ class Norm:
     norm: OpCall | None = None  # the norm op
     sqrt: tuple | None = None  # (how, node, argument) of the hand-written sqrt
     guarded: bool = False  # ``norm + eps``, ``maximum(norm, eps)``, ``clip(norm, eps, ...)``
+    eps: cst.BaseExpression | None = None  # that guard's epsilon
 
     @property
     def grad_nan_at_zero(self) -> bool:
@@ -73,7 +76,7 @@ def norm_in(ctx: FileContext, expr, scope: Scope, guard_ok: bool = True) -> Norm
             if is_literal(other):
                 found = norm_in(ctx, side, scope, guard_ok=False)
                 if found is not None:
-                    found.guarded = True
+                    found.guarded, found.eps = True, other
                     return found
         return None
     bound = is_op(ctx, expr, scope, o.MAXIMUM, o.CLIP)
@@ -82,9 +85,18 @@ def norm_in(ctx: FileContext, expr, scope: Scope, guard_ok: bool = True) -> Norm
             if bound.has(role) and is_literal(bound.value(other)):
                 found = norm_in(ctx, bound.value(role), scope, guard_ok=False)
                 if found is not None:
-                    found.guarded = True
+                    found.guarded, found.eps = True, bound.value(other)
                     return found
     return None
+
+
+def _squared(ctx: FileContext, eps: cst.BaseExpression | None, scope: Scope) -> str:
+    """The square of a guard's epsilon (``x / (norm + 1e-8)`` -> ``+ 1e-16`` under the sqrt,
+    so the floor stays 1e-8), or the default 1e-12 when there was none."""
+    value = constant(ctx, eps, scope) if eps is not None else None
+    if value is None or not 0 < value < 1:
+        return EPS_SQ
+    return f"{value * value:g}"
 
 
 def _true(expr) -> bool:
@@ -139,15 +151,16 @@ class NormalizeByNorm(Rule):
                 return fixes.Fix(fixes.DISPLAY_ONLY, message)
             new = fixes.call(func, [fixes.arg(num), fixes.arg(found.axis, kw)])  # type: ignore[arg-type]
             return fixes.Fix(fixes.UNSAFE, message, [(node, new)], imports)
-        message = "Divide by sqrt(sum(square(x), axis, keepdims=True) + 1e-12)"
+        eps = _squared(ctx, found.eps, scope)  # the user's epsilon keeps its size under the sqrt
+        message = f"Divide by sqrt(sum(square(x), axis, keepdims=True) + {eps})"
         if found.sqrt is not None and not found.guarded:
             how, root, arg = found.sqrt
-            return fixes.Fix(fixes.UNSAFE, message, [(root, sqrt_plus_eps(ctx, how, root, arg))])
+            return fixes.Fix(fixes.UNSAFE, message, [(root, sqrt_plus_eps(ctx, how, root, arg, eps))])
         if found.norm is not None:
-            built = norm_as_sqrt_sum(ctx, found.norm, scope, prefer=(found.norm.node.func,))
+            built = norm_as_sqrt_sum(ctx, found.norm, scope, prefer=(found.norm.node.func,), eps=eps)
             if built is not None:
                 return fixes.Fix(fixes.UNSAFE, message, [(den, built[0])], built[1])
         if found.sqrt is not None:
             how, root, arg = found.sqrt
-            return fixes.Fix(fixes.UNSAFE, message, [(den, sqrt_plus_eps(ctx, how, root, arg))])
+            return fixes.Fix(fixes.UNSAFE, message, [(den, sqrt_plus_eps(ctx, how, root, arg, eps))])
         return fixes.Fix(fixes.DISPLAY_ONLY, message)
