@@ -32,6 +32,22 @@ def _text(ctx: FileContext, expr: cst.BaseExpression, tight: bool) -> str:
     return text
 
 
+def masked_mean(ctx: FileContext, div: Division) -> bool:
+    """``sum(x * m) / sum(m)``: the division NAN401 reports (NAN108 leaves it to it)."""
+    den = ctx.op_of(div.den, div.scope, o.SUM)
+    if den is None:
+        return False
+    total, _ = den
+    mask = total.x
+    num = ctx.op_of(div.num, div.scope, o.SUM)
+    if mask is None or num is None:
+        return False
+    weighted, r_num = num
+    if weighted.x is None:
+        return False
+    return any(same(f, mask) for f in _factors(ctx, weighted.x, r_num.scope))
+
+
 class MaskedMean(Rule):
     code = "NAN401"
     name = "masked-mean"
@@ -42,19 +58,9 @@ class MaskedMean(Rule):
 
     def check(self, ctx: FileContext) -> None:
         for div in divisions(ctx):
-            den = ctx.op_of(div.den, div.scope, o.SUM)
-            if den is None:
+            if not masked_mean(ctx, div):
                 continue
-            total, r_den = den
-            mask = total.x
-            num = ctx.op_of(div.num, div.scope, o.SUM)
-            if mask is None or num is None:
-                continue
-            weighted, r_num = num
-            if weighted.x is None:
-                continue
-            if not any(same(f, mask) for f in _factors(ctx, weighted.x, r_num.scope)):
-                continue
+            total = ctx.op_of(div.den, div.scope, o.SUM)[0]  # type: ignore[index]
             message = ("sum(x * mask) / sum(mask) is 0/0 = NaN (value and gradient) when the mask is "
                        "empty (a batch of padding, a class absent from the batch); guard the division")
             ctx.report(div.node, message, self.make_fix(ctx, div, total))
