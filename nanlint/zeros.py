@@ -59,6 +59,10 @@ _TENSOR_LITERALS = frozenset({
 _COMPARISON_OPS = (o.EQUAL, o.NOT_EQUAL, o.GREATER, o.GREATER_EQUAL, o.LESS, o.LESS_EQUAL,
                    o.LOGICAL_AND, o.LOGICAL_OR, o.LOGICAL_NOT)
 MAX_DEPTH = 4
+# the ops a source can be computed with (with layers and models implying softmax/sigmoid):
+# a file without any of them (and without a literal 0 reaching a sink) has no source
+SOURCE_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.RELU, o.CLIP, o.MAXIMUM, o.ABS, o.SQUARE, o.POW, o.FLOOR,
+                        o.ROUND, o.MATMUL, o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN})
 
 
 @dataclass

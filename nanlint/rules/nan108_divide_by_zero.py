@@ -31,7 +31,8 @@ class DivideByZero(Rule):
     summary = "division by a value that reaches 0: a count of a mask, a probability, 1 - p, relu, a 0 literal"
     fix = fixes.UNSAFE
     needs = ("/", "div", "reciprocal", "rsqrt", "**", "pow")
-    triggers = (frozenset({o.DIVIDE, SLASH, o.RECIPROCAL, o.RSQRT, o.POW}),)
+    # a sink op, or a source op (``x ** -1`` has no site key of its own)
+    triggers = (frozenset({o.DIVIDE, SLASH, o.RECIPROCAL, o.RSQRT, o.POW}) | zeros.SOURCE_OPS,)
 
     def check(self, ctx: FileContext) -> None:
         sites: list[tuple[cst.CSTNode, cst.BaseExpression, Scope, str, object]] = []

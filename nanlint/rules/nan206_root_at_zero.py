@@ -29,7 +29,8 @@ class RootAtZero(Rule):
     summary = "sqrt / fractional power of a value that reaches 0 (relu, probability, 1 - p): NaN gradient at 0"
     fix = fixes.UNSAFE
     needs = ("sqrt", "**", "pow", "power")
-    triggers = (frozenset({o.SQRT, o.POW, POW_HALF}),)
+    # a sink op, or a source op (``x ** 0.25`` has no site key of its own)
+    triggers = (frozenset({o.SQRT, o.POW, POW_HALF}) | zeros.SOURCE_OPS,)
 
     def check(self, ctx: FileContext) -> None:
         sites: list[tuple[cst.CSTNode, cst.BaseExpression, Scope, str]] = []

@@ -10,6 +10,7 @@ from nanlint.context import FileContext
 from nanlint.rule import Rule
 from nanlint.rules._shapes import Division, code, divisions, same
 from nanlint.sites import SLASH
+from nanlint.values import number
 
 
 def _factors(ctx: FileContext, expr: cst.BaseExpression, scope) -> tuple[cst.BaseExpression, ...]:
@@ -32,8 +33,36 @@ def _text(ctx: FileContext, expr: cst.BaseExpression, tight: bool) -> str:
     return text
 
 
+def _where_mask(ctx: FileContext, expr: cst.BaseExpression, scope) -> tuple[cst.BaseExpression, ...]:
+    """``where(m, x, 0)`` (through a name): the mask ``m`` (and ``t`` of ``t > 0``, ``t != 0``)."""
+    value = ctx.resolve(expr, scope)
+    call = ctx.op_call(value.expr, value.scope)
+    if call is None or call.op != o.WHERE or not call.has("cond") or number(call.value("y")) != 0.0:
+        return ()
+    cond = call.value("cond")
+    assert cond is not None
+    out = [cond]
+    test = ctx.condition(ctx.resolve(cond, value.scope).expr, value.scope)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
+            isinstance(test.comparisons[0].operator, (cst.GreaterThan, cst.NotEqual)) and \
+            number(test.comparisons[0].comparator) == 0.0:
+        out.append(test.left)
+    return tuple(out)
+
+
+def _same_mask(ctx: FileContext, a: cst.BaseExpression, b: cst.BaseExpression, scope) -> bool:
+    """The same mask, written alike or reaching both places through names and layout ops
+    (``m = mask.float()`` then ``sum(x * m) / mask.sum()``)."""
+    if same(a, b):
+        return True
+    left = ctx.values(a, scope, shape=True)
+    right = ctx.values(b, scope, shape=True)
+    return any(x.expr is y.expr or (x.scope is y.scope and same(x.expr, y.expr)) for x in left for y in right)
+
+
 def masked_mean(ctx: FileContext, div: Division) -> bool:
-    """``sum(x * m) / sum(m)``: the division NAN401 reports (NAN108 leaves it to it)."""
+    """``sum(x * m) / sum(m)``, ``sum(where(m, x, 0)) / sum(m)``: the division NAN401
+    reports (NAN108 leaves it to it)."""
     den = ctx.op_of(div.den, div.scope, o.SUM)
     if den is None:
         return False
@@ -45,7 +74,8 @@ def masked_mean(ctx: FileContext, div: Division) -> bool:
     weighted, r_num = num
     if weighted.x is None:
         return False
-    return any(same(f, mask) for f in _factors(ctx, weighted.x, r_num.scope))
+    candidates = _factors(ctx, weighted.x, r_num.scope) + _where_mask(ctx, weighted.x, r_num.scope)
+    return any(_same_mask(ctx, f, mask, div.scope) for f in candidates)
 
 
 class MaskedMean(Rule):
