@@ -53,3 +53,31 @@ def test_manual_softmax_different_logits_silent():
     src = ("import tensorflow as tf\ndef f(x, y):\n    return tf.exp(tf.clip_by_value(x, -87.0, 87.0)) / "
            "tf.reduce_sum(tf.exp(y), axis=-1, keepdims=True)\n")
     assert codes(src, select=["NAN301"]) == []
+
+
+# --- NAN504: more float16 evidence ---------------------------------------------------------------
+@pytest.mark.parametrize("src,why", [
+    ("import tensorflow.compat.v1 as tf\nx = tf.placeholder(tf.float16, [None, 10])\nh = tf.layers.dense(x, 10)\n"
+     "opt = tf.train.AdamOptimizer(1e-3)\n", "float16 placeholder"),
+    ("import tensorflow.compat.v1 as tf\nx = tf.placeholder(dtype=tf.float16, shape=[None, 10])\n"
+     "opt = tf.train.AdamOptimizer(1e-3)\n", "float16 placeholder"),
+    ("import keras\nkeras.mixed_precision.set_global_policy('float16')\nopt = keras.optimizers.Adam(1e-3)\n",
+     "unlike 'mixed_float16'"),
+    ("import tensorflow as tf\nlayer = tf.keras.layers.Dense(10, dtype='float16')\nopt = tf.keras.optimizers.Adam()\n",
+     "float16 layer"),
+    ("import torch\ntorch.set_default_dtype(torch.float16)\nmodel = torch.nn.Linear(2, 2)\n"
+     "opt = torch.optim.Adam(model.parameters())\n", "set_default_dtype"),
+])
+def test_fp16_adam_epsilon_evidence(src, why):
+    from conftest import lint
+    [finding] = lint(src, select=["NAN504"])
+    assert why in finding.message
+
+
+@pytest.mark.parametrize("src", [
+    "import keras\nkeras.mixed_precision.set_global_policy('mixed_float16')\nopt = keras.optimizers.Adam(1e-3)\n",
+    "import tensorflow.compat.v1 as tf\nx = tf.placeholder(tf.float32, [None, 10])\nopt = tf.train.AdamOptimizer(1e-3)\n",
+    "import tensorflow as tf\ninputs = tf.keras.Input(shape=(10,), dtype='float16')\nopt = tf.keras.optimizers.Adam()\n",
+])
+def test_fp16_adam_epsilon_silent(src):
+    assert codes(src, select=["NAN504"]) == []
