@@ -23,6 +23,7 @@ A value guarded at its definition (``clip(p, 1e-7, 1)``, ``p + eps``) is no sour
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import libcst as cst
@@ -39,6 +40,12 @@ RECTIFIED = "rectified"
 COUNT = "count"
 AFFINE = "affine"
 CONSTANT = "constant"
+# abs/square of a difference, elementwise: 0 only when two values coincide exactly (step
+# sizes, polynomial terms: rare, measured on the training corpus); a sum or mean of them
+# (a distance) is a rectified source
+DIFFERENCE = "difference"
+KINDS = (PROBABILITY, COMPLEMENT, RECTIFIED, COUNT, AFFINE, CONSTANT)
+_BIAS = re.compile(r"^(b|bias|biases|b_?\d+|.*_b|.*_bias|bias_.*)$", re.IGNORECASE)
 
 # why each kind reaches its singular point, for messages
 WHY = {
@@ -48,6 +55,7 @@ WHY = {
     COUNT: "it is 0 when nothing in the batch matches",
     AFFINE: "an affine output with no activation is negative or 0 for some inputs",
     CONSTANT: "it holds 0 (or a negative number)",
+    DIFFERENCE: "it is 0 where the two values coincide",
 }
 
 _TENSOR_LITERALS = frozenset({
@@ -86,14 +94,19 @@ class Zero:
 
 def reaches_zero(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope,
                  kinds: tuple[str, ...] | None = None, depth: int = MAX_DEPTH) -> Zero | None:
-    """The first value reaching ``expr`` that is a source of 0 (of one of ``kinds``),
-    unless ``expr`` is guarded where it is used."""
+    """The first value reaching ``expr`` that is a source of 0 (of one of ``kinds``, by
+    default :data:`KINDS`), unless ``expr`` is guarded where it is used.  A constant counts
+    only when it is the one value reaching ``expr`` directly (an accumulator ``n = 0`` that a
+    loop increments, an element of a literal list, are not)."""
     if expr is None or depth < 0 or (guarded(ctx, expr, scope) and not _division(expr)):
         return None
+    kinds = KINDS if kinds is None else kinds
     for r in ctx.values(expr, scope, shape=True):
         owner = r.ctx or ctx
         found = _source(owner, r.expr, r.scope, depth)
-        if found is not None and (kinds is None or found[0] in kinds):
+        if found is not None and found[0] == CONSTANT and r.via:
+            continue
+        if found is not None and found[0] in kinds:
             kind, what, logit = found
             return Zero(kind, what, r, logit)
     return None
@@ -136,17 +149,15 @@ def _source(ctx: FileContext, e: cst.BaseExpression, s: Scope, depth: int) -> tu
     if op == o.MAXIMUM and any(constant(ctx, call.value(r), s) == 0.0 for r in ("x", "y")):
         return RECTIFIED, "maximum(x, 0)", None
     if op in (o.ABS, o.SQUARE) and _difference(ctx, call.x, s):
-        return RECTIFIED, f"{op} of a difference", None
+        return DIFFERENCE, f"{op} of a difference", None
     if op == o.POW and _even(ctx, call.value("y"), s) and _difference(ctx, call.x, s):
-        return RECTIFIED, "a square of a difference", None
+        return DIFFERENCE, "a square of a difference", None
     if op in (o.FLOOR, o.ROUND):
         return RECTIFIED, f"{op} of data", None
-    if op == o.MATMUL:
-        return AFFINE, "a matmul output", None
     if op in (o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN) and call.x is not None and depth > 0:
         if _mask(ctx, call.x, s):
             return COUNT, "a count of a mask", None
-        inner = reaches_zero(ctx, call.x, s, depth=depth - 1)
+        inner = reaches_zero(ctx, call.x, s, kinds=KINDS + (DIFFERENCE,), depth=depth - 1)
         if inner is None:
             return None
         if inner.kind == PROBABILITY and op in (o.SUM, o.MEAN) and "product" not in inner.what:
@@ -155,7 +166,8 @@ def _source(ctx: FileContext, e: cst.BaseExpression, s: Scope, depth: int) -> tu
             return None  # the max of a softmax is at least 1/K
         if inner.kind in (COUNT, AFFINE):
             return None
-        return inner.kind, f"a {op} of {inner.what}", None
+        kind = RECTIFIED if inner.kind == DIFFERENCE else inner.kind
+        return kind, f"a {op} of {inner.what}", None
     return None
 
 
@@ -169,15 +181,13 @@ def _binary(ctx: FileContext, e: cst.BinaryOperation, s: Scope, depth: int) -> t
         return None
     if isinstance(e.operator, cst.Add):
         chain = terms(e, ctx, s)
-        if any(sign > 0 and _matmul(ctx, t, s) for sign, t in chain) and \
-                all(constant(ctx, t, s) is None for _, t in chain):
+        if len(chain) == 2 and all(sign > 0 for sign, _ in chain) and _matmul(ctx, chain[0][1], s) \
+                and _bias(chain[1][1]):
             return AFFINE, "an affine output (matmul + bias)", None
         return None
-    if isinstance(e.operator, cst.MatrixMultiply):
-        return AFFINE, "a matmul output", None
     if isinstance(e.operator, cst.Power):
         if _even(ctx, e.right, s) and _difference(ctx, e.left, s):
-            return RECTIFIED, "a square of a difference", None
+            return DIFFERENCE, "a square of a difference", None
         return None
     if isinstance(e.operator, cst.Multiply) and depth > 0:
         for side in (e.left, e.right):
@@ -250,6 +260,13 @@ def _difference(ctx: FileContext, expr: cst.BaseExpression | None, s: Scope) -> 
     e = ctx.arithmetic(_strip(ctx, expr, s), s)
     return isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Subtract) \
         and constant(ctx, e.left, s) is None and constant(ctx, e.right, s) is None
+
+
+def _bias(expr: cst.BaseExpression) -> bool:
+    """``b``, ``bias``, ``self.b1``, ``fc_bias``: a term named like a bias (``mel + floor``
+    is a guard, not an affine layer)."""
+    name = expr.attr.value if isinstance(expr, cst.Attribute) else expr.value if isinstance(expr, cst.Name) else None
+    return name is not None and bool(_BIAS.match(name))
 
 
 def _matmul(ctx: FileContext, expr: cst.BaseExpression, s: Scope) -> bool:

@@ -25,7 +25,7 @@ def only(src, code):
      "count of a mask"),
     ("import tensorflow as tf\ndef f(h, W, b):\n    return tf.math.log(tf.matmul(h, W) + b)\n", "affine"),
     ("import torch\ndef f():\n    y_conv = torch.tensor([0.0, 1.0])\n    return torch.log(y_conv)\n", "literal holding 0"),
-    ("import torch\ndef f(a, b):\n    return torch.log(torch.abs(a - b))\n", "abs of a difference"),
+    ("import torch\ndef f(a, b):\n    return torch.log(torch.sum((a - b) ** 2, -1))\n", "sum of a square of a difference"),
     ("import jax.numpy as jnp\ndef f(z):\n    return jnp.log(1.0 / (1.0 + jnp.exp(-z)))\n", "hand-written sigmoid"),
     ("import jax.numpy as jnp\ndef f(z):\n    e = jnp.exp(z)\n    return jnp.log(e / (1.0 + e))\n", "hand-written sigmoid"),
     ("import tensorflow as tf\ndef f(z):\n    p = tf.sigmoid(z)\n    m = tf.reshape(p, [-1])\n    return tf.math.log(tf.reduce_max(m, axis=-1))\n",
@@ -47,8 +47,17 @@ def test_log_of_zero_sources(src, what):
     "import torch\ndef f(z):\n    return torch.log(torch.softmax(z, -1).sum(-1))\n",
     "import torch\ndef f(z):\n    return torch.log(torch.max(torch.softmax(z, -1), -1)[0])\n",
     "import torch\ndef f(x):\n    return torch.log(x)\n",
-    # a square of data (not a difference): left to the opt-in NAN109
+    # a square of data (not a difference), an elementwise difference: left to the opt-in NAN109
     "import torch\ndef f(x):\n    return torch.log(x ** 2)\n",
+    "import torch\ndef f(a, b):\n    return torch.log(torch.abs(a - b))\n",
+    # an accumulator that a loop increments; an element of a literal list
+    "import torch\ndef f(xs):\n    n = 0\n    for x in xs:\n        n += x.numel()\n    return torch.log(n)\n",
+    "import torch\ndef f(x):\n    c = [0.0, 2.0]\n    return torch.log(x * c[1])\n",
+    # a matmul plus a floor is a guarded spectrogram, not an affine layer
+    "from keras import ops\ndef f(mag, filters, floor):\n    return ops.log(ops.matmul(mag, filters) + floor)\n",
+    # the -inf is handled right after (generation code)
+    "import torch\ndef f(z):\n    probs = torch.softmax(z, 1)\n    probs = probs * 2\n    log_probs = torch.log(probs)\n"
+    "    return torch.where(torch.isfinite(log_probs), log_probs, -1e9)\n",
 ])
 def test_log_of_zero_silent(src):
     assert only(src, "NAN107") == []
@@ -120,6 +129,10 @@ def test_divide_by_zero_flagged(src, what):
     "import tensorflow as tf\ndef f(x, y):\n    n = tf.reduce_sum(tf.cast(y > 0, tf.float32))\n    return tf.where(n > 0, x / n, 0.0)\n",
     "import torch\ndef f(x, w):\n    return x / w.sum()\n",
     "import torch\ndef f(x):\n    return x / 2.0\n",
+    # an accumulator; a box area (a product of clamped widths); a step size squared
+    "import torch\ndef f(xs, s):\n    total = 0\n    for x in xs:\n        total += x\n    return s / total\n",
+    "import torch\ndef f(w, h, u):\n    area = w.clamp(min=0) * h.clamp(min=0)\n    return (area - u) / area\n",
+    "import torch\ndef f(a, b):\n    h = a - b\n    return (torch.exp(h) - 1.0 - h) / h ** 2\n",
     "import torch\ndef f(z):\n    return torch.exp(z) / torch.exp(z).sum(-1, keepdim=True)\n",
 ])
 def test_divide_by_zero_silent(src):

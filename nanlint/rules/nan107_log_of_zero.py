@@ -4,6 +4,8 @@ rectified value, a count of a mask, an affine output, a literal holding 0."""
 
 from __future__ import annotations
 
+import libcst as cst
+
 from nanlint import fixes
 from nanlint import ops as o
 from nanlint import zeros
@@ -26,7 +28,7 @@ class LogOfZero(Rule):
 
     def check(self, ctx: FileContext) -> None:
         for log in ctx.calls(o.LOG):
-            if log.x is None or UnguardedLog.covered(ctx, log.x, log.scope):
+            if log.x is None or UnguardedLog.covered(ctx, log.x, log.scope) or self.handled(ctx, log):
                 continue
             zero = zeros.reaches_zero(ctx, log.x, log.scope)
             if zero is None:
@@ -36,6 +38,21 @@ class LogOfZero(Rule):
             message = (f"log of {zero.what}{where}: {zero.why}, where the log is {outcome}; "
                        + self.advice(zero))
             ctx.report(log.node, message, self.make_fix(ctx, log, zero))
+
+    @staticmethod
+    def handled(ctx: FileContext, log: OpCall) -> bool:
+        """The log is assigned to a name whose non-finite values are replaced right after
+        (``where(isfinite(lp), lp, c)``, ``nan_to_num(lp)``): the value is handled (a NaN
+        gradient there is NAN205's)."""
+        parent = ctx.parent(log.node)
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
+                and isinstance(parent.targets[0].target, cst.Name)):
+            return False
+        name = parent.targets[0].target.value
+        for call in ctx.calls(o.IS_FINITE, o.IS_NAN, o.NAN_TO_NUM):
+            if call.scope is log.scope and isinstance(call.x, cst.Name) and call.x.value == name:
+                return True
+        return False
 
     @staticmethod
     def advice(zero: zeros.Zero) -> str:

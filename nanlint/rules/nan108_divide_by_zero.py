@@ -58,8 +58,8 @@ class DivideByZero(Rule):
             if self._in_where(ctx, node, scope):
                 continue
             zero = zeros.reaches_zero(ctx, den, scope, kinds=KINDS)
-            if zero is None:
-                continue
+            if zero is None or "product" in zero.what:
+                continue  # a product of rectified widths (a box area) is a precondition of the input
             where = origin_note(zero.value.ctx or ctx, zero.value)
             message = (f"{how} {zero.what}{where}: {zero.why}, where the result is inf (0/0 = NaN) and "
                        f"so is the gradient; {self.advice(zero)}")
