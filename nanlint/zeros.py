@@ -100,6 +100,8 @@ def reaches_zero(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope
     loop increments, an element of a literal list, are not)."""
     if expr is None or depth < 0 or (guarded(ctx, expr, scope) and not _division(expr)):
         return None
+    if _filtered(ctx, expr, scope):
+        return None
     kinds = KINDS if kinds is None else kinds
     for r in ctx.values(expr, scope, shape=True):
         owner = r.ctx or ctx
@@ -260,6 +262,24 @@ def _difference(ctx: FileContext, expr: cst.BaseExpression | None, s: Scope) -> 
     e = ctx.arithmetic(_strip(ctx, expr, s), s)
     return isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Subtract) \
         and constant(ctx, e.left, s) is None and constant(ctx, e.right, s) is None
+
+
+def _filtered(ctx: FileContext, expr: cst.BaseExpression, s: Scope) -> bool:
+    """``v[v != 0]``, ``v[v > 0]`` (the mask inline or through a name): the zeros are dropped."""
+    if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)):
+        return False
+    test = ctx.condition(_strip(ctx, expr.slice[0].slice.value, s), s)
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    target = test.comparisons[0]
+    return isinstance(target.operator, (cst.NotEqual, cst.GreaterThan)) and constant(ctx, target.comparator, s) == 0.0 \
+        and _same_text(test.left, expr.value)
+
+
+def _same_text(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+    empty = cst.Module([])
+    strip = (lambda e: e.with_changes(lpar=[], rpar=[]) if getattr(e, "lpar", None) else e)
+    return "".join(empty.code_for_node(strip(a)).split()) == "".join(empty.code_for_node(strip(b)).split())
 
 
 def _bias(expr: cst.BaseExpression) -> bool:

@@ -55,6 +55,9 @@ def test_log_of_zero_sources(src, what):
     "import torch\ndef f(x):\n    c = [0.0, 2.0]\n    return torch.log(x * c[1])\n",
     # a matmul plus a floor is a guarded spectrogram, not an affine layer
     "from keras import ops\ndef f(mag, filters, floor):\n    return ops.log(ops.matmul(mag, filters) + floor)\n",
+    # the zeros are filtered out by indexing (pytorch-metric-learning's NCA loss)
+    "import torch\ndef f(z, same):\n    p = torch.softmax(z, 1)\n    p = torch.sum(p * same, dim=1)\n    keep = p != 0\n"
+    "    return -torch.log(p[keep])\n",
     # the -inf is handled right after (generation code)
     "import torch\ndef f(z):\n    probs = torch.softmax(z, 1)\n    probs = probs * 2\n    log_probs = torch.log(probs)\n"
     "    return torch.where(torch.isfinite(log_probs), log_probs, -1e9)\n",
