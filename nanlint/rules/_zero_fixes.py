@@ -9,7 +9,7 @@ import libcst as cst
 from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall
-from nanlint.reach import CALL, MODEL, MODULE, PARAM, Resolved
+from nanlint.reach import MODEL, MODULE, Resolved
 from nanlint.resolve import Scope
 from nanlint.rules._gradient_traps import spelled_call
 
@@ -46,7 +46,3 @@ def guard_fix(ctx: FileContext, call: OpCall, x: cst.BaseExpression, message: st
     if built is None:
         return fixes.Fix(fixes.DISPLAY_ONLY, message)
     return fixes.Fix(fixes.UNSAFE, message, [(x, built[0])], built[1])
-
-
-def reached(value: Resolved) -> bool:
-    return bool(value.via & {CALL, PARAM})
