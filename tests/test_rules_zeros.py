@@ -183,3 +183,28 @@ def test_root_at_zero_silent(src):
 def test_root_fix_parenthesizes_a_power():
     src = "import jax.numpy as jnp\ndef f(x):\n    return jnp.maximum(x, 0.0) ** 0.5\n"
     assert "(jnp.maximum(x, 0.0) + 1e-12) ** 0.5" in fix(src, select=["NAN206"])
+
+
+# --- a source in another module: display-only, pointing to logits -------------------------------
+def test_log_of_relu_from_another_module_is_display_only(run_cli, tmp_path):
+    import json
+    import textwrap
+
+    (tmp_path / "features.py").write_text(textwrap.dedent("""\
+        import torch.nn.functional as F
+
+        def activations(x):
+            return F.relu(x)
+        """))
+    (tmp_path / "train.py").write_text(textwrap.dedent("""\
+        import torch
+        from features import activations
+
+        def loss(x):
+            return torch.log(activations(x)).sum()
+        """))
+    _, out, _ = run_cli("--select", "NAN107", "--format", "json", str(tmp_path), cwd=tmp_path)
+    [finding] = json.loads(out)
+    assert finding["code"] == "NAN107" and finding["filename"].endswith("train.py")
+    assert "features.py" in finding["message"]
+    assert finding["fix"] is None or finding["fix"]["applicability"] == "display-only"
