@@ -8,6 +8,7 @@ from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall, Resolved
 from nanlint.facts import bounded_exponent
+from nanlint.reach import SHAPE
 from nanlint.rule import Rule
 from nanlint.rules._shapes import Division, divisions, int_literal, is_true, same
 from nanlint.sites import SLASH
@@ -69,6 +70,19 @@ def _negative_square(ctx: FileContext, expr: cst.BaseExpression, scope) -> bool:
     return squared and sign < 0
 
 
+def _unclipped(ctx: FileContext, expr: cst.BaseExpression | None, scope) -> cst.BaseExpression | None:
+    """``x`` of ``clip(x, lo, hi)`` / ``minimum(x, c)`` / ``maximum(x, c)`` (inline or through
+    a name), else ``expr``: exponents that match up to a clip are the same logits."""
+    if expr is None:
+        return None
+    value = ctx.resolve(expr, scope)
+    call = ctx.op_call(value.expr, value.scope)
+    if call is not None and call.x is not None and (
+            call.op == o.CLIP or (call.op in (o.MINIMUM, o.MAXIMUM) and number(call.value("y")) is not None)):
+        return call.x
+    return expr
+
+
 class ManualSoftmax(Rule):
     code = "NAN301"
     name = "manual-softmax"
@@ -91,20 +105,31 @@ class ManualSoftmax(Rule):
             if inner is None:
                 continue
             exp2, r_inner = inner
-            if exp.x is None or not (exp2.node is exp.node or same(exp.x, exp2.x)):
+            if exp.x is None:
                 continue
+            clipped = False
+            if not (exp2.node is exp.node or same(exp.x, exp2.x)):
+                # exp(clip(x, -87, 87)) / sum(exp(x)): one side clipped, the other overflows
+                if not same(_unclipped(ctx, exp.x, r_num.scope), _unclipped(ctx, exp2.x, r_inner.scope)):
+                    continue
+                clipped = True
             if _shifted(ctx, exp.x, r_num.scope) or _negative_square(ctx, exp.x, r_num.scope) \
-                    or (r_num.ctx is None and bounded_exponent(ctx, exp.x, r_num.scope)):
+                    or (not clipped and r_num.ctx is None and bounded_exponent(ctx, exp.x, r_num.scope)):
                 continue  # max-shifted, or an exponent that cannot overflow (a Gaussian kernel)
             message = ("exp(x) / sum(exp(x)) overflows to inf/inf = NaN once x > ~88 (float32) "
                        "and gives 0/0 when every exp underflows; use softmax(x, axis)")
-            ctx.report(div.node, message, self.make_fix(ctx, div, exp, total, (r_num, r_den, r_inner)))
+            if clipped:
+                message += " (the exponent is clipped on one side only: the unclipped exp still overflows)"
+            ctx.report(div.node, message, self.make_fix(ctx, div, exp, total, (r_num, r_den, r_inner), clipped))
 
     @staticmethod
     def make_fix(ctx: FileContext, div: Division, exp: OpCall, total: OpCall,
-                 resolved: tuple[Resolved, ...]) -> fixes.Fix:
+                 resolved: tuple[Resolved, ...], clipped: bool = False) -> fixes.Fix:
         axis = total.value("axis")
         axis_value = int_literal(axis)
+        if axis is not None and SHAPE in resolved[1].via:
+            return fixes.Fix(fixes.DISPLAY_ONLY, "Replace with softmax(x, axis) (the sum is reshaped or tiled "
+                                                 "back to x's shape: check that it restores the summed axis)")
         if axis is None:
             return fixes.Fix(fixes.DISPLAY_ONLY, "Replace with softmax(x, axis): the sum runs over all "
                                                  "elements, choose the axis")
@@ -138,4 +163,4 @@ class ManualSoftmax(Rule):
             new = fixes.call(func, [x_arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
                                     fixes.arg(axis, keyword)])
         crossed = any(r.crossed_statements for r in resolved)
-        return fixes.Fix(fixes.UNSAFE if crossed else fixes.SAFE, message, [(div.node, new)], imports)
+        return fixes.Fix(fixes.UNSAFE if crossed or clipped else fixes.SAFE, message, [(div.node, new)], imports)

@@ -10,6 +10,7 @@ from nanlint.context import FileContext
 from nanlint.rule import Rule
 from nanlint.rules._shapes import Division, code, divisions, same
 from nanlint.sites import SLASH
+from nanlint.values import number
 
 
 def _factors(ctx: FileContext, expr: cst.BaseExpression, scope) -> tuple[cst.BaseExpression, ...]:
@@ -32,6 +33,51 @@ def _text(ctx: FileContext, expr: cst.BaseExpression, tight: bool) -> str:
     return text
 
 
+def _where_mask(ctx: FileContext, expr: cst.BaseExpression, scope) -> tuple[cst.BaseExpression, ...]:
+    """``where(m, x, 0)`` (through a name): the mask ``m`` (and ``t`` of ``t > 0``, ``t != 0``)."""
+    value = ctx.resolve(expr, scope)
+    call = ctx.op_call(value.expr, value.scope)
+    if call is None or call.op != o.WHERE or not call.has("cond") or number(call.value("y")) != 0.0:
+        return ()
+    cond = call.value("cond")
+    assert cond is not None
+    out = [cond]
+    test = ctx.condition(ctx.resolve(cond, value.scope).expr, value.scope)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
+            isinstance(test.comparisons[0].operator, (cst.GreaterThan, cst.NotEqual)) and \
+            number(test.comparisons[0].comparator) == 0.0:
+        out.append(test.left)
+    return tuple(out)
+
+
+def _same_mask(ctx: FileContext, a: cst.BaseExpression, b: cst.BaseExpression, scope) -> bool:
+    """The same mask, written alike or reaching both places through names and layout ops
+    (``m = mask.float()`` then ``sum(x * m) / mask.sum()``)."""
+    if same(a, b):
+        return True
+    left = ctx.values(a, scope, shape=True)
+    right = ctx.values(b, scope, shape=True)
+    return any(x.expr is y.expr or (x.scope is y.scope and same(x.expr, y.expr)) for x in left for y in right)
+
+
+def masked_mean(ctx: FileContext, div: Division) -> bool:
+    """``sum(x * m) / sum(m)``, ``sum(where(m, x, 0)) / sum(m)``: the division NAN401
+    reports (NAN108 leaves it to it)."""
+    den = ctx.op_of(div.den, div.scope, o.SUM)
+    if den is None:
+        return False
+    total, _ = den
+    mask = total.x
+    num = ctx.op_of(div.num, div.scope, o.SUM)
+    if mask is None or num is None:
+        return False
+    weighted, r_num = num
+    if weighted.x is None:
+        return False
+    candidates = _factors(ctx, weighted.x, r_num.scope) + _where_mask(ctx, weighted.x, r_num.scope)
+    return any(_same_mask(ctx, f, mask, div.scope) for f in candidates)
+
+
 class MaskedMean(Rule):
     code = "NAN401"
     name = "masked-mean"
@@ -42,19 +88,9 @@ class MaskedMean(Rule):
 
     def check(self, ctx: FileContext) -> None:
         for div in divisions(ctx):
-            den = ctx.op_of(div.den, div.scope, o.SUM)
-            if den is None:
+            if not masked_mean(ctx, div):
                 continue
-            total, r_den = den
-            mask = total.x
-            num = ctx.op_of(div.num, div.scope, o.SUM)
-            if mask is None or num is None:
-                continue
-            weighted, r_num = num
-            if weighted.x is None:
-                continue
-            if not any(same(f, mask) for f in _factors(ctx, weighted.x, r_num.scope)):
-                continue
+            total = ctx.op_of(div.den, div.scope, o.SUM)[0]  # type: ignore[index]
             message = ("sum(x * mask) / sum(mask) is 0/0 = NaN (value and gradient) when the mask is "
                        "empty (a batch of padding, a class absent from the batch); guard the division")
             ctx.report(div.node, message, self.make_fix(ctx, div, total))

@@ -22,6 +22,16 @@ _SET_FLOATX = frozenset({"tensorflow.keras.backend.set_floatx", "keras.backend.s
 _TF_VARIABLES = frozenset({"tensorflow.Variable", "tensorflow.compat.v1.Variable", "tensorflow.compat.v2.Variable",
                            "tensorflow.compat.v1.get_variable"})
 _TREE_MAPS = frozenset({"jax.tree_util.tree_map", "jax.tree.map", "jax.tree_map"})
+# TF1 placeholders: layers built on a float16 input create float16 variables
+_PLACEHOLDERS = frozenset({"tensorflow.placeholder", "tensorflow.compat.v1.placeholder"})
+# a global dtype policy: "float16" makes variables float16; "mixed_float16" keeps them float32
+# (only the compute is float16, and compile() wraps the optimizer in a LossScaleOptimizer)
+_POLICIES = frozenset({"keras.mixed_precision.set_global_policy", "tensorflow.keras.mixed_precision.set_global_policy",
+                       "keras.mixed_precision.set_dtype_policy", "keras.config.set_dtype_policy",
+                       "tensorflow.keras.mixed_precision.experimental.set_policy"})
+# keras layers given dtype="float16": their variables are float16 (an Input's dtype is not:
+# the layers after it cast their inputs to their own dtype)
+_KERAS_ROOTS = ("keras.layers.", "tensorflow.keras.layers.")
 
 
 class Fp16AdamEpsilon(Rule):
@@ -89,12 +99,29 @@ class _Evidence:
                 dtype = keyword_arg(node, "dtype")
                 if dtype is not None and self.is_float16(dtype.value, scope):
                     self.tf_global = self.tf_global or f"a float16 variable on line {ctx.line_of(node)}"
+            elif qual in _PLACEHOLDERS and self.float16_dtype(node, scope, positional=0):
+                self.tf_global = self.tf_global or \
+                    f"a float16 placeholder on line {ctx.line_of(node)}: the layers on it make float16 variables"
+            elif qual in _POLICIES and node.args and self.is_float16(node.args[0].value, scope):
+                self.tf_global = self.tf_global or \
+                    (f"{ctx.code(node)} on line {ctx.line_of(node)} makes the variables float16 (unlike "
+                     "'mixed_float16', which keeps them float32 and scales the loss in compile())")
+            elif qual is not None and qual.startswith(_KERAS_ROOTS) and self.float16_dtype(node, scope):
+                self.tf_global = self.tf_global or f"a float16 layer on line {ctx.line_of(node)}"
             elif qual == "torch.set_default_dtype" and node.args and self.is_float16(node.args[0].value, scope):
                 self.torch_global = f"{ctx.code(node)} on line {ctx.line_of(node)}"
             elif qual in _TREE_MAPS and any(self.mentions_float16(a.value, scope) for a in node.args):
                 self.jax_global = self.jax_global or f"a pytree cast to float16 on line {ctx.line_of(node)}"
             elif isinstance(func, cst.Attribute) and self.casts_to_float16(node, scope):
                 self.torch_models.setdefault(normalized(func.value), f"`{ctx.code(node)}` on line {ctx.line_of(node)}")
+
+    def float16_dtype(self, node: cst.Call, scope: Scope, positional: int | None = None) -> bool:
+        """``dtype=float16`` (or the dtype at position ``positional``)."""
+        dtype = keyword_arg(node, "dtype")
+        if dtype is None and positional is not None and len(node.args) > positional \
+                and node.args[positional].keyword is None:
+            dtype = node.args[positional]
+        return dtype is not None and self.is_float16(dtype.value, scope)
 
     def casts_to_float16(self, node: cst.Call, scope: Scope) -> bool:
         func = node.func

@@ -1,0 +1,80 @@
+"""NAN107 log-of-zero: a log whose argument reaches 0 (or below) on inputs the program
+sees -- a probability that underflows, ``1 - p`` of a probability that saturates, a
+rectified value, a count of a mask, an affine output, a literal holding 0."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from nanlint import fixes
+from nanlint import ops as o
+from nanlint import zeros
+from nanlint.context import FileContext, OpCall
+from nanlint.reach import origin_note
+from nanlint.rule import Rule
+from nanlint.rules._gradient_traps import spelled_call
+from nanlint.rules._zero_fixes import epsilon, far, guard_fix
+from nanlint.rules.nan109_unguarded_log import UnguardedLog
+
+
+class LogOfZero(Rule):
+    code = "NAN107"
+    name = "log-of-zero"
+    summary = "log of a value that reaches 0: an underflowing probability, 1 - p, relu, a count, matmul + b"
+    fix = fixes.SAFE
+    default = False  # opt-in: below the 0.9 precision bar on the training corpus (docs/zero-rules.md)
+    supersedes = ("NAN109",)
+    needs = ("log",)
+    triggers = (frozenset({o.LOG}),)
+
+    def check(self, ctx: FileContext) -> None:
+        for log in ctx.calls(o.LOG):
+            if log.x is None or UnguardedLog.covered(ctx, log.x, log.scope) or self.handled(ctx, log):
+                continue
+            zero = zeros.reaches_zero(ctx, log.x, log.scope)
+            if zero is None:
+                continue
+            where = origin_note(zero.value.ctx or ctx, zero.value)
+            outcome = "NaN (and -inf at 0)" if zero.negative else "-inf, and its gradient inf/NaN"
+            message = (f"log of {zero.what}{where}: {zero.why}, where the log is {outcome}; "
+                       + self.advice(zero))
+            ctx.report(log.node, message, self.make_fix(ctx, log, zero))
+
+    @staticmethod
+    def handled(ctx: FileContext, log: OpCall) -> bool:
+        """The log is assigned to a name whose non-finite values are replaced right after
+        (``where(isfinite(lp), lp, c)``, ``nan_to_num(lp)``): the value is handled (a NaN
+        gradient there is NAN205's)."""
+        parent = ctx.parent(log.node)
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
+                and isinstance(parent.targets[0].target, cst.Name)):
+            return False
+        name = parent.targets[0].target.value
+        for call in ctx.calls(o.IS_FINITE, o.IS_NAN, o.NAN_TO_NUM):
+            if call.scope is log.scope and isinstance(call.x, cst.Name) and call.x.value == name:
+                return True
+        return False
+
+    @staticmethod
+    def advice(zero: zeros.Zero) -> str:
+        if zero.kind == zeros.AFFINE:
+            return "apply a positive activation (softplus, exp) or work with the logits"
+        if far(zero.value) and zero.kind in (zeros.PROBABILITY, zeros.COMPLEMENT):
+            return "return logits from there and use log_softmax / log_sigmoid"
+        if zero.logit is not None:
+            return "use log_sigmoid of the logit"
+        return "guard it with an epsilon that survives float32 (1e-7), or use a fused form"
+
+    @staticmethod
+    def make_fix(ctx: FileContext, log: OpCall, zero: zeros.Zero) -> fixes.Fix:
+        assert log.x is not None
+        if zero.kind == zeros.AFFINE:
+            return fixes.Fix(fixes.DISPLAY_ONLY, "Apply a positive activation (softplus) before the log")
+        if far(zero.value):
+            return fixes.Fix(fixes.DISPLAY_ONLY, "Return logits and use log_softmax / log_sigmoid")
+        if zero.logit is not None and not zero.value.origins and zero.value.expr is log.x:
+            built = spelled_call(ctx, log.framework, o.LOG_SIGMOID, log.scope, [("x", zero.logit)],
+                                 prefer=(log.node.func,))
+            if built is not None:
+                return fixes.Fix(fixes.SAFE, "Use log_sigmoid of the logit", [(log.node, built[0])], built[1])
+        return guard_fix(ctx, log, log.x, f"Guard the argument with an epsilon ({epsilon(ctx)})")

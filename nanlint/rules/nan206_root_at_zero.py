@@ -1,0 +1,92 @@
+"""NAN206 root-at-zero: ``sqrt`` (or ``x ** p``, ``pow(x, p)`` with ``0 < p < 1``) of a value
+that reaches 0 -- a relu or clipped value, an underflowing probability, ``1 - p`` -- has an
+infinite gradient there: ``inf * 0 = NaN`` upstream.  Sums of squares of differences are
+NAN202's (distances)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from nanlint import fixes
+from nanlint import ops as o
+from nanlint import zeros
+from nanlint.context import FileContext
+from nanlint.gradients import not_differentiated
+from nanlint.reach import origin_note
+from nanlint.resolve import Scope
+from nanlint.rule import Rule
+from nanlint.rules._gradient_traps import add_eps, is_difference, square_base, sum_of_squares
+from nanlint.rules._zero_fixes import far
+from nanlint.sites import POW_HALF
+from nanlint.values import number
+
+KINDS = (zeros.PROBABILITY, zeros.COMPLEMENT, zeros.RECTIFIED, zeros.COUNT)
+
+
+class RootAtZero(Rule):
+    code = "NAN206"
+    name = "root-at-zero"
+    summary = "sqrt / fractional power of a value that reaches 0 (relu, probability, 1 - p): NaN gradient at 0"
+    fix = fixes.UNSAFE
+    default = False  # opt-in: below the 0.9 precision bar on the training corpus (docs/zero-rules.md)
+    needs = ("sqrt", "**", "pow", "power")
+    # a sink op, or a source op (``x ** 0.25`` has no site key of its own)
+    triggers = (frozenset({o.SQRT, o.POW, POW_HALF}) | zeros.SOURCE_OPS,)
+
+    def check(self, ctx: FileContext) -> None:
+        sites: list[tuple[cst.CSTNode, cst.BaseExpression, Scope, str]] = []
+        for call in ctx.calls(o.SQRT, o.POW):
+            if call.x is None:
+                continue
+            if call.op == o.POW:
+                p = number(call.value("y"))
+                if p is None or not 0 < p < 1:
+                    continue
+            sites.append((call.node, call.x, call.scope, "sqrt" if call.op == o.SQRT else "a fractional power"))
+        for node, scope in ctx.index.binops:
+            if isinstance(node.operator, cst.Power):
+                p = number(node.right)
+                if p is not None and 0 < p < 1:
+                    sites.append((node, node.left, scope, "sqrt" if p == 0.5 else "a fractional power"))
+        for node, x, scope, how in sites:
+            if self._distance(ctx, x, scope):
+                continue
+            zero = zeros.reaches_zero(ctx, x, scope, kinds=KINDS)
+            if zero is None or "difference" in zero.what or self._masked_relu(ctx, zero):
+                continue
+            framework = self._framework(ctx, node, scope)
+            if not_differentiated(ctx, node, framework):
+                continue
+            where = origin_note(zero.value.ctx or ctx, zero.value)
+            message = (f"{how} of {zero.what}{where}: {zero.why}, and the gradient of {how} at 0 is inf "
+                       "(NaN once it meets the source's 0 gradient); add an epsilon under it")
+            ctx.report(node, message, self.make_fix(x, zero, isinstance(node, cst.BinaryOperation)))
+
+    @staticmethod
+    def _masked_relu(ctx: FileContext, zero: zeros.Zero) -> bool:
+        """torch's and JAX's relu select the gradient (0 below 0, also at 0) instead of
+        multiplying it: sqrt(relu(x)) has a finite gradient there.  Measured (torch 2.13,
+        JAX 0.10, TF 2.21), d sum(sqrt(f(x)))/dx at x = [-1, 0, 1]: torch relu [0, 0, .5],
+        clamp/maximum [0, inf, .5]; JAX relu [0, 0, .5], maximum/clip [nan, inf, .5];
+        TF relu [nan, nan, .5], maximum/clip_by_value [0, inf, .5]."""
+        owner = zero.value.ctx or ctx
+        call = owner.op_call(zero.value.expr, zero.value.scope)
+        return call is not None and call.op == o.RELU and call.framework.name in ("torch", "jax")
+
+    @staticmethod
+    def _distance(ctx: FileContext, x, scope: Scope) -> bool:
+        base = square_base(ctx, x, scope)
+        return sum_of_squares(ctx, x, scope) is not None or (base is not None and is_difference(ctx, base, scope))
+
+    @staticmethod
+    def _framework(ctx: FileContext, node: cst.CSTNode, scope: Scope):
+        call = ctx.op_call(node, scope)
+        return call.framework if call is not None else None
+
+    @staticmethod
+    def make_fix(x: cst.BaseExpression, zero: zeros.Zero, power: bool) -> fixes.Fix:
+        message = "Add 1e-12 under the root"
+        if far(zero.value):
+            return fixes.Fix(fixes.DISPLAY_ONLY, message)
+        new = add_eps(x)
+        return fixes.Fix(fixes.UNSAFE, message, [(x, fixes.parenthesize(new) if power else new)])

@@ -1,0 +1,320 @@
+"""Values that reach the singular point of a log, a root or a division: 0 (or below),
+on inputs the program will see, and the source that brings them there.
+
+``reaches_zero(ctx, expr, scope)`` looks at every value reaching ``expr``
+(:mod:`nanlint.reach`, through names, returns, models and layout ops) and returns the
+first that is a *source*:
+
+* ``probability``: a softmax or sigmoid output (also a layer or a model ending in one,
+  a hand-written ``1 / (1 + exp(-z))``, ``e / (1 + e)``, ``exp(z) / sum(exp(z))``), a
+  product with one, a max of sigmoid outputs: exactly 0 once float32 underflows
+  (sigmoid below about -88, a softmax class ~104 below the largest);
+* ``complement``: ``1 - p`` of a probability: exactly 0 once ``p`` rounds to 1
+  (a sigmoid above ~17, a softmax class ~17 above the others);
+* ``rectified``: ``relu``, ``clip(x, 0, ...)``, ``maximum(x, 0)``, ``abs``/squares of a
+  difference, ``floor``/``round``: exactly 0 on a whole region of inputs;
+* ``count``: a sum of a mask built by a comparison (``(y > 0).sum()``): 0 when nothing
+  matches;
+* ``affine``: ``matmul(h, W) + b``, ``h @ W``: negative as well as 0;
+* ``constant``: a constant or a literal list holding 0 or a negative number.
+
+A value guarded at its definition (``clip(p, 1e-7, 1)``, ``p + eps``) is no source.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+
+from nanlint import ops as o
+from nanlint.context import FileContext
+from nanlint.guards import constant, guarded, terms
+from nanlint.reach import Resolved
+from nanlint.resolve import Scope
+
+PROBABILITY = "probability"
+COMPLEMENT = "complement"
+RECTIFIED = "rectified"
+COUNT = "count"
+AFFINE = "affine"
+CONSTANT = "constant"
+# abs/square of a difference, elementwise: 0 only when two values coincide exactly (step
+# sizes, polynomial terms: rare, measured on the training corpus); a sum or mean of them
+# (a distance) is a rectified source
+DIFFERENCE = "difference"
+KINDS = (PROBABILITY, COMPLEMENT, RECTIFIED, COUNT, AFFINE, CONSTANT)
+_BIAS = re.compile(r"^(b|bias|biases|b_?\d+|.*_b|.*_bias|bias_.*)$", re.IGNORECASE)
+
+# why each kind reaches its singular point, for messages
+WHY = {
+    PROBABILITY: "it underflows to exactly 0 in float32 (a logit ~88-104 below the others)",
+    COMPLEMENT: "it is exactly 0 once the probability rounds to 1 in float32 (a logit ~17 above the others)",
+    RECTIFIED: "it is exactly 0 on a whole region of inputs",
+    COUNT: "it is 0 when nothing in the batch matches",
+    AFFINE: "an affine output with no activation is negative or 0 for some inputs",
+    CONSTANT: "it holds 0 (or a negative number)",
+    DIFFERENCE: "it is 0 where the two values coincide",
+}
+
+_TENSOR_LITERALS = frozenset({
+    "torch.tensor", "torch.Tensor", "torch.as_tensor", "torch.FloatTensor",
+    "tensorflow.constant", "tensorflow.convert_to_tensor", "tensorflow.Variable",
+    "jax.numpy.array", "jax.numpy.asarray", "keras.ops.array", "keras.ops.convert_to_tensor",
+    "numpy.array", "numpy.asarray",
+})
+_COMPARISON_OPS = (o.EQUAL, o.NOT_EQUAL, o.GREATER, o.GREATER_EQUAL, o.LESS, o.LESS_EQUAL,
+                   o.LOGICAL_AND, o.LOGICAL_OR, o.LOGICAL_NOT)
+MAX_DEPTH = 4
+# the ops a source can be computed with (with layers and models implying softmax/sigmoid):
+# a file without any of them (and without a literal 0 reaching a sink) has no source
+SOURCE_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.RELU, o.CLIP, o.MAXIMUM, o.ABS, o.SQUARE, o.POW, o.FLOOR,
+                        o.ROUND, o.MATMUL, o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN})
+
+
+@dataclass
+class Zero:
+    """A source of 0: its kind, a short description, the reaching value it is, and for a
+    hand-written sigmoid the logit ``z`` with ``p = sigmoid(z)`` (when it is in sight)."""
+
+    kind: str
+    what: str
+    value: Resolved
+    logit: cst.BaseExpression | None = None
+
+    @property
+    def negative(self) -> bool:
+        return self.kind == AFFINE
+
+    @property
+    def why(self) -> str:
+        return WHY[self.kind]
+
+
+def reaches_zero(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope,
+                 kinds: tuple[str, ...] | None = None, depth: int = MAX_DEPTH) -> Zero | None:
+    """The first value reaching ``expr`` that is a source of 0 (of one of ``kinds``, by
+    default :data:`KINDS`), unless ``expr`` is guarded where it is used.  A constant counts
+    only when it is the one value reaching ``expr`` directly (an accumulator ``n = 0`` that a
+    loop increments, an element of a literal list, are not)."""
+    if expr is None or depth < 0 or (guarded(ctx, expr, scope) and not _division(expr)):
+        return None
+    if _filtered(ctx, expr, scope):
+        return None
+    kinds = KINDS if kinds is None else kinds
+    for r in ctx.values(expr, scope, shape=True):
+        owner = r.ctx or ctx
+        found = _source(owner, r.expr, r.scope, depth)
+        if found is not None and found[0] == CONSTANT and r.via:
+            continue
+        if found is not None and found[0] in kinds:
+            kind, what, logit = found
+            return Zero(kind, what, r, logit)
+    return None
+
+
+def _source(ctx: FileContext, e: cst.BaseExpression, s: Scope, depth: int) -> tuple[str, str, object] | None:
+    if _division(e):  # 1 / (1 + exp(-z)) reads as "guarded" (a quotient of positives): it underflows
+        return _hand_probability(ctx, e, s)  # type: ignore[arg-type]
+    if guarded(ctx, e, s):
+        return None
+    value = constant(ctx, e, s)
+    if value is not None:
+        return (CONSTANT, f"the constant {value:g}", None) if value <= 0 else None
+    if isinstance(e, (cst.List, cst.Tuple)):
+        if any(not isinstance(el, cst.StarredElement) and _holds_zero(ctx, el.value, s) for el in e.elements):
+            return CONSTANT, "a literal holding 0", None
+        return None
+    e = ctx.arithmetic(e, s)
+    if isinstance(e, cst.BinaryOperation):
+        return _binary(ctx, e, s, depth)
+    if isinstance(e, cst.Comparison):
+        return None
+    if not isinstance(e, cst.Call):
+        return None
+    qual = ctx.index.qualname(e.func, s)
+    if qual in _TENSOR_LITERALS and e.args and isinstance(e.args[0].value, (cst.List, cst.Tuple)):
+        return _source(ctx, e.args[0].value, s, depth)
+    found = ctx.op_of(e, s, o.SOFTMAX, o.SIGMOID, follow=False)
+    if found is not None:
+        call = found[0]
+        return PROBABILITY, f"a {call.op} output", None
+    call = ctx.op_call(e, s)
+    if call is None:
+        return None
+    op = call.op
+    if op == o.RELU:
+        return RECTIFIED, "a relu output", None
+    if op == o.CLIP and constant(ctx, call.value("lo"), s) == 0.0:
+        return RECTIFIED, "a value clipped at 0", None
+    if op == o.MAXIMUM and any(constant(ctx, call.value(r), s) == 0.0 for r in ("x", "y")):
+        return RECTIFIED, "maximum(x, 0)", None
+    if op in (o.ABS, o.SQUARE) and _difference(ctx, call.x, s):
+        return DIFFERENCE, f"{op} of a difference", None
+    if op == o.POW and _even(ctx, call.value("y"), s) and _difference(ctx, call.x, s):
+        return DIFFERENCE, "a square of a difference", None
+    if op in (o.FLOOR, o.ROUND):
+        return RECTIFIED, f"{op} of data", None
+    if op in (o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN) and call.x is not None and depth > 0:
+        if _mask(ctx, call.x, s):
+            return COUNT, "a count of a mask", None
+        inner = reaches_zero(ctx, call.x, s, kinds=KINDS + (DIFFERENCE,), depth=depth - 1)
+        if inner is None:
+            return None
+        if inner.kind == PROBABILITY and op in (o.SUM, o.MEAN) and "product" not in inner.what:
+            return None  # a sum of a distribution is 1
+        if inner.kind == PROBABILITY and "softmax" in inner.what and op == o.REDUCE_MAX:
+            return None  # the max of a softmax is at least 1/K
+        if inner.kind in (COUNT, AFFINE):
+            return None
+        kind = RECTIFIED if inner.kind == DIFFERENCE else inner.kind
+        return kind, f"a {op} of {inner.what}", None
+    return None
+
+
+def _binary(ctx: FileContext, e: cst.BinaryOperation, s: Scope, depth: int) -> tuple[str, str, object] | None:
+    if isinstance(e.operator, cst.Subtract):
+        one = constant(ctx, e.left, s)
+        if one == 1.0 and depth > 0:
+            p = reaches_zero(ctx, e.right, s, kinds=(PROBABILITY,), depth=depth - 1)
+            if p is not None and "product" not in p.what and "sum" not in p.what:
+                return COMPLEMENT, f"1 - {p.what}", None
+        return None
+    if isinstance(e.operator, cst.Add):
+        chain = terms(e, ctx, s)
+        if len(chain) == 2 and all(sign > 0 for sign, _ in chain) and _matmul(ctx, chain[0][1], s) \
+                and _bias(chain[1][1]):
+            return AFFINE, "an affine output (matmul + bias)", None
+        return None
+    if isinstance(e.operator, cst.Power):
+        if _even(ctx, e.right, s) and _difference(ctx, e.left, s):
+            return DIFFERENCE, "a square of a difference", None
+        return None
+    if isinstance(e.operator, cst.Multiply) and depth > 0:
+        for side in (e.left, e.right):
+            if constant(ctx, side, s) is not None:
+                continue
+            inner = reaches_zero(ctx, side, s, kinds=(PROBABILITY, RECTIFIED), depth=depth - 1)
+            if inner is not None:
+                return inner.kind, f"a product with {inner.what}", None
+        return None
+    if isinstance(e.operator, cst.Divide):
+        return _hand_probability(ctx, e, s)
+    return None
+
+
+def _hand_probability(ctx: FileContext, e: cst.BinaryOperation, s: Scope) -> tuple[str, str, object] | None:
+    """``1 / (1 + exp(-z))`` (logit ``z``), ``e / (1 + e)``, ``exp(z) / sum(exp(z))``."""
+    den = _strip(ctx, e.right, s)
+    chain = terms(den, ctx, s)
+    if len(chain) == 2 and all(sign > 0 for sign, _ in chain):
+        ones = [t for _, t in chain if constant(ctx, t, s) == 1.0]
+        rest = [t for _, t in chain if constant(ctx, t, s) != 1.0]
+        if len(ones) == 1 and len(rest) == 1:
+            exp = _exp(ctx, rest[0], s)
+            if exp is not None and constant(ctx, e.left, s) == 1.0:
+                return PROBABILITY, "a hand-written sigmoid", _negated(exp)
+            if exp is not None and _exp(ctx, e.left, s) is not None:
+                return PROBABILITY, "a hand-written sigmoid", None
+        return None
+    if _exp(ctx, e.left, s) is not None:
+        total = ctx.op_call(_strip(ctx, den, s), s)
+        if total is not None and total.op == o.SUM and _exp(ctx, total.x, s) is not None:
+            return PROBABILITY, "a hand-written softmax", None
+    return None
+
+
+# --- helpers -------------------------------------------------------------------------
+def _division(e: cst.BaseExpression) -> bool:
+    return isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Divide)
+
+
+def _strip(ctx: FileContext, expr: cst.BaseExpression, s: Scope) -> cst.BaseExpression:
+    r = ctx.resolve(expr, s)
+    return r.expr if r.scope is s else expr
+
+
+def _exp(ctx: FileContext, expr: cst.BaseExpression | None, s: Scope) -> cst.BaseExpression | None:
+    """The exponent ``z`` when ``expr`` is (a name assigned) ``exp(z)``."""
+    if expr is None:
+        return None
+    call = ctx.op_call(_strip(ctx, expr, s), s)
+    if call is not None and call.op == o.EXP and call.x is not None:
+        return call.x
+    return None
+
+
+def _negated(z: cst.BaseExpression) -> cst.BaseExpression | None:
+    if isinstance(z, cst.UnaryOperation) and isinstance(z.operator, cst.Minus):
+        return z.expression
+    return None
+
+
+def _even(ctx: FileContext, expr: cst.BaseExpression | None, s: Scope) -> bool:
+    p = constant(ctx, expr, s)
+    return p is not None and p == int(p) and int(p) % 2 == 0 and p > 0
+
+
+def _difference(ctx: FileContext, expr: cst.BaseExpression | None, s: Scope) -> bool:
+    if expr is None:
+        return False
+    e = ctx.arithmetic(_strip(ctx, expr, s), s)
+    return isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Subtract) \
+        and constant(ctx, e.left, s) is None and constant(ctx, e.right, s) is None
+
+
+def _filtered(ctx: FileContext, expr: cst.BaseExpression, s: Scope) -> bool:
+    """``v[v != 0]``, ``v[v > 0]`` (the mask inline or through a name): the zeros are dropped."""
+    if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)):
+        return False
+    test = ctx.condition(_strip(ctx, expr.slice[0].slice.value, s), s)
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    target = test.comparisons[0]
+    return isinstance(target.operator, (cst.NotEqual, cst.GreaterThan)) and constant(ctx, target.comparator, s) == 0.0 \
+        and _same_text(test.left, expr.value)
+
+
+def _same_text(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+    empty = cst.Module([])
+    strip = (lambda e: e.with_changes(lpar=[], rpar=[]) if getattr(e, "lpar", None) else e)
+    return "".join(empty.code_for_node(strip(a)).split()) == "".join(empty.code_for_node(strip(b)).split())
+
+
+def _bias(expr: cst.BaseExpression) -> bool:
+    """``b``, ``bias``, ``self.b1``, ``fc_bias``: a term named like a bias (``mel + floor``
+    is a guard, not an affine layer)."""
+    name = expr.attr.value if isinstance(expr, cst.Attribute) else expr.value if isinstance(expr, cst.Name) else None
+    return name is not None and bool(_BIAS.match(name))
+
+
+def _matmul(ctx: FileContext, expr: cst.BaseExpression, s: Scope) -> bool:
+    e = _strip(ctx, expr, s)
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.MatrixMultiply):
+        return True
+    call = ctx.op_call(e, s)
+    return call is not None and call.op == o.MATMUL
+
+
+def _mask(ctx: FileContext, expr: cst.BaseExpression, s: Scope) -> bool:
+    """A 0/1 mask built by a comparison (through casts and names): every reaching value."""
+    found = ctx.values(expr, s, shape=True)
+    for r in found:
+        owner = r.ctx or ctx
+        e = owner.condition(r.expr, r.scope)
+        if isinstance(e, cst.Comparison):
+            continue
+        if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.BitInvert):
+            continue
+        if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, (cst.BitAnd, cst.BitOr)):
+            continue
+        return False
+    return bool(found)
+
+
+def _holds_zero(ctx: FileContext, expr: cst.BaseExpression, s: Scope) -> bool:
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return any(not isinstance(el, cst.StarredElement) and _holds_zero(ctx, el.value, s) for el in expr.elements)
+    value = constant(ctx, expr, s)
+    return value is not None and value <= 0
