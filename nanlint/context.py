@@ -234,7 +234,8 @@ class FileContext:
                 if made is not None:
                     op, exp, node, logits = made
                     call = OpCall(op, exp.framework, exp.fn, node, r.scope, None, None, {"x": cst.Arg(logits)})
-                    r = Resolved(r.expr, r.scope, r.origins, r.via | {HANDWRITTEN}, r.ctx)
+                    if op == o.SOFTMAX:  # its axis is in the sum: no in-place rewrite
+                        r = Resolved(r.expr, r.scope, r.origins, r.via | {HANDWRITTEN}, r.ctx)
             if call is not None and call.op in models.LAYERS:  # a layer stands for its output
                 act = models.activation(owner, call)
                 call = None if act is None else OpCall(act, call.framework, call.fn, call.node, call.scope,

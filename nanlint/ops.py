@@ -119,9 +119,9 @@ CONSTRUCTORS = frozenset({SEQUENTIAL, FUNCTIONAL_MODEL, SOFTMAX_LAYER, SIGMOID_L
 # ``Dense(k, activation="softmax")``).  A model class or Sequential computes it through
 # one of those or the op itself, in its own file or in one it imports (counted there).
 _MODEL_PARTS = frozenset({DENSE_LAYER, ACTIVATION_LAYER})
-IMPLIED_BY = {
-    SOFTMAX: _MODEL_PARTS | {SOFTMAX_LAYER},
-    SIGMOID: _MODEL_PARTS | {SIGMOID_LAYER},
+IMPLIED_BY = {  # (and exp: 1 / (1 + exp(-z)), exp(z) / sum(exp(z)) written by hand)
+    SOFTMAX: _MODEL_PARTS | {SOFTMAX_LAYER, EXP},
+    SIGMOID: _MODEL_PARTS | {SIGMOID_LAYER, EXP},
     LOG_SOFTMAX: _MODEL_PARTS | {LOG_SOFTMAX_LAYER},
 }
 

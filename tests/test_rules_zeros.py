@@ -26,8 +26,6 @@ def only(src, code):
     ("import tensorflow as tf\ndef f(h, W, b):\n    return tf.math.log(tf.matmul(h, W) + b)\n", "affine"),
     ("import torch\ndef f():\n    y_conv = torch.tensor([0.0, 1.0])\n    return torch.log(y_conv)\n", "literal holding 0"),
     ("import torch\ndef f(a, b):\n    return torch.log(torch.sum((a - b) ** 2, -1))\n", "sum of a square of a difference"),
-    ("import jax.numpy as jnp\ndef f(z):\n    return jnp.log(1.0 / (1.0 + jnp.exp(-z)))\n", "hand-written sigmoid"),
-    ("import jax.numpy as jnp\ndef f(z):\n    e = jnp.exp(z)\n    return jnp.log(e / (1.0 + e))\n", "hand-written sigmoid"),
     ("import tensorflow as tf\ndef f(z):\n    p = tf.sigmoid(z)\n    m = tf.reshape(p, [-1])\n    return tf.math.log(tf.reduce_max(m, axis=-1))\n",
      "reduce_max of a sigmoid output"),
 ])
@@ -78,8 +76,10 @@ def test_log_of_zero_supersedes_unguarded_log():
 
 
 def test_log_of_hand_written_sigmoid_is_fused_safely():
+    """A hand-written sigmoid is a sigmoid: NAN102 (on by default) fuses its log safely."""
     src = "import torch\ndef f(z):\n    return torch.log(1 / (1 + torch.exp(-z)))\n"
-    fixed = fix(src, unsafe=False, select=["NAN107"])
+    assert [f.code for f in lint(src, select=["NAN102", "NAN107"])] == ["NAN102"]
+    fixed = fix(src, unsafe=False, select=["NAN102"])
     assert fixed.splitlines()[-1] == "    return torch.nn.functional.logsigmoid(z)"
 
 
@@ -208,3 +208,12 @@ def test_log_of_relu_from_another_module_is_display_only(run_cli, tmp_path):
     assert finding["code"] == "NAN107" and finding["filename"].endswith("train.py")
     assert "features.py" in finding["message"]
     assert finding["fix"] is None or finding["fix"]["applicability"] == "display-only"
+
+
+@pytest.mark.parametrize("src", [
+    "import jax.numpy as jnp\ndef f(z):\n    return jnp.log(1.0 / (1.0 + jnp.exp(-z)))\n",
+    "import jax.numpy as jnp\ndef f(z):\n    e = jnp.exp(z)\n    return jnp.log(e / (1.0 + e))\n",
+])
+def test_log_of_a_hand_written_sigmoid_is_nan102s(src):
+    """NAN102 (default) owns the log of any sigmoid, hand-written ones included; NAN107 defers."""
+    assert [f.code for f in lint(src, select=["NAN102", "NAN107"])] == ["NAN102"]

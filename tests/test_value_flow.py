@@ -374,3 +374,4 @@ def test_hand_written_activations(src, code):
 ])
 def test_more_never_differentiated_values(src):
     assert "NAN202" not in codes(src)
+

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import libcst as cst
+
 from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall, origin_note
@@ -46,12 +48,12 @@ class LogSigmoid(Rule):
         if other_scope:
             return fixes.Fix(fixes.DISPLAY_ONLY, message)
         spelling = ctx.spell(sigmoid.framework, o.LOG_SIGMOID, log.scope,
-                             prefer=(sigmoid.node.func, log.node.func))
+                             prefer=(getattr(sigmoid.node, "func", log.node.func), log.node.func))
         if spelling is None or sigmoid.x is None:
             return fixes.Fix(fixes.DISPLAY_ONLY, message)
         func, target, imports = spelling
         x = fixes.negate(sigmoid.x) if negated else sigmoid.x
-        if sigmoid.is_method:
+        if sigmoid.is_method or not isinstance(sigmoid.node, cst.Call):  # a method, or 1 / (1 + exp(-z))
             args = [fixes.arg(x)]
         else:
             args = ctx.carry_args(sigmoid, target, ("x",), x=x)

@@ -99,7 +99,7 @@ class SigmoidCrossEntropy(Rule):
             return None
         if whole and fw.name in ("tensorflow", "torch"):
             op = o.SIGMOID_CROSS_ENTROPY
-            spelling = ctx.spell(fw, op, scope, prefer=(sigmoid.node.func, log_p.node.func))
+            spelling = ctx.spell(fw, op, scope, prefer=(getattr(sigmoid.node, "func", log_p.node.func), log_p.node.func))
             if spelling is not None:
                 func, _, imports = spelling
                 if fw.name == "tensorflow":
