@@ -375,3 +375,17 @@ def test_hand_written_activations(src, code):
 def test_more_never_differentiated_values(src):
     assert "NAN202" not in codes(src)
 
+
+
+def test_logsumexp_shifted_on_every_branch_is_silent():
+    src = """\
+        import torch
+        def logsumexp(tensor, dim=-1, keepdim=False):
+            max_score, _ = tensor.max(dim, keepdim=keepdim)
+            if keepdim:
+                stable_vec = tensor - max_score
+            else:
+                stable_vec = tensor - max_score.unsqueeze(dim)
+            return max_score + (stable_vec.exp().sum(dim, keepdim=keepdim)).log()
+    """
+    assert "NAN106" not in codes(src)

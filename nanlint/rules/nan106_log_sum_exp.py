@@ -19,11 +19,13 @@ def shifted(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> 
     max-shifted exponent (a hand-written stable logsumexp), else None."""
     if expr is None:
         return None
-    resolved = ctx.resolve(expr, scope)
-    e = resolved.expr
-    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Subtract):
-        return e.right
-    return None
+    found = None
+    for r in ctx.values(expr, scope, calls=False):  # every value: if/else may shift two ways
+        e = ctx.arithmetic(r.expr, r.scope) if r.ctx is None else r.expr
+        if not (isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Subtract)):
+            return None
+        found = found if found is not None else e.right
+    return found
 
 
 def adds_back(ctx: FileContext, log: cst.CSTNode, subtrahend: cst.BaseExpression) -> bool:
