@@ -105,6 +105,8 @@ def _true(expr) -> bool:
 
 class NormalizeByNorm(Rule):
     code = "NAN203"
+    # opt-in (docs/precision.md): normalize-by-norm: 0 of 1 true left on training code once embeddings are excluded
+    default = False
     name = "normalize-by-norm"
     summary = "x / norm(x): NaN at the zero vector; use l2_normalize"
     fix = fixes.UNSAFE
