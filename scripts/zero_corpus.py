@@ -2,7 +2,7 @@
 framework corpus, or issue 12's training corpus) and list every finding, for review.
 
     python scripts/zero_corpus.py CORPUS_PY CORPUS RULES OUT.json
-    python scripts/zero_corpus.py ../wt12/scripts/corpus.py training NAN107,NAN108,NAN206 /tmp/z.json
+    python scripts/zero_corpus.py scripts/corpus.py training NAN107,NAN108,NAN206 /tmp/z.json
 """
 import importlib.util
 import json
