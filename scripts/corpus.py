@@ -269,6 +269,22 @@ def overall(table: dict[str, dict], default: bool | None = None) -> tuple[int, i
     return t, f, (round(t / (t + f), 3) if t + f else None)
 
 
+def recorded_table(paths: list[Path]) -> dict[str, dict]:
+    """The per-rule table over the recorded verdicts of several corpora (after ``--update``
+    each file holds exactly the findings of the current rules): the grown corpus."""
+    default = {r.code: r.default for r in corpus_rules()}
+    table: dict[str, dict] = {code: {"findings": 0, "true": 0, "false": 0, "unreviewed": 0} for code in default}
+    for path in paths:
+        for e in load_verdicts(path)["findings"]:
+            row = table.setdefault(e["code"], {"findings": 0, "true": 0, "false": 0, "unreviewed": 0})
+            row["findings"] += 1
+            row[{"true-positive": "true", "false-positive": "false"}.get(e["verdict"], "unreviewed")] += 1
+    for code, row in table.items():
+        row["default"] = default.get(code, False)
+        row["precision"] = round(row["true"] / (row["true"] + row["false"]), 3) if row["true"] + row["false"] else None
+    return dict(sorted(table.items()))
+
+
 def format_table(table: dict[str, dict]) -> str:
     out = ["rule     default  findings  true  false  unreviewed  precision"]
     for code, r in table.items():
@@ -353,7 +369,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--everything", action="store_true",
                         help="lint every Python file of the packages, not only the corpus subtrees "
                              "(exploration: the recorded verdicts cover the corpus)")
+    parser.add_argument("--combined", action="store_true",
+                        help="print the per-rule table over both corpora's recorded verdicts (no lint)")
     args = parser.parse_args(argv)
+    if args.combined:
+        table = recorded_table([c.verdicts for c in CORPORA.values()])
+        print(format_markdown(table) if args.markdown else format_table(table))
+        return 0
     which = CORPORA[args.corpus]
     verdicts = args.verdicts or which.verdicts
     try:

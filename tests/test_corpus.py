@@ -300,3 +300,20 @@ def test_a_missing_pinned_package_fails_the_corpus(monkeypatch):
     with pytest.raises((pytest.fail.Exception, pytest.skip.Exception)) as skipped:
         _packages(which, {})
     assert skipped.type is pytest.skip.Exception
+
+
+def test_the_grown_corpus_table_adds_both_corpora(tmp_path):
+    def entry(code, verdict, n):
+        return {"package": "p", "path": "m.py", "code": code, "expr": "e", "n": n, "line": 1,
+                "verdict": verdict, "reason": "r", **({"class": "c"} if verdict == "false-positive" else {})}
+
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    corpus.save_verdicts({"versions": {}, "findings": [entry("NAN106", "true-positive", 0),
+                                                       entry("NAN106", "false-positive", 1)]}, a)
+    corpus.save_verdicts({"versions": {}, "findings": [entry("NAN106", "true-positive", 0),
+                                                       entry("NAN201", "unreviewed", 0)]}, b)
+    table = corpus.recorded_table([a, b])
+    assert table["NAN106"] == {"findings": 3, "true": 2, "false": 1, "unreviewed": 0, "default": True,
+                               "precision": 0.667}
+    assert table["NAN201"]["unreviewed"] == 1 and table["NAN201"]["precision"] is None
+    assert table["NAN101"]["findings"] == 0  # every rule has a row
