@@ -125,8 +125,10 @@ def absorbed_epsilon(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -
 _NONNEG_OPS = (o.ABS, o.SQUARE, o.EXP, o.SOFTPLUS, o.SIGMOID, o.SOFTMAX, o.SQRT, o.NORM)
 
 
-def nonnegative(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> bool:
+def nonnegative(ctx: FileContext, expr: cst.BaseExpression, scope: Scope, _depth: int = 0) -> bool:
     """``expr >= 0`` for every input (may be 0)."""
+    if _depth > 6:
+        return False
     value = constant(ctx, expr, scope)
     if value is not None:
         return value >= 0
@@ -141,8 +143,8 @@ def nonnegative(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> boo
             p = constant(ctx, call.value("y"), scope)
             return p is not None and p == int(p) and int(p) % 2 == 0
         if call.op in (o.SUM, o.MEAN) and call.x is not None:
-            return nonnegative(ctx, call.x, scope)
-    return guarded(ctx, expr, scope)
+            return nonnegative(ctx, call.x, scope, _depth + 1)
+    return guarded(ctx, expr, scope, _depth + 1)
 
 
 def positive_bound(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> bool:
@@ -183,7 +185,7 @@ def guarded(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _de
                     return True
         positives = [t for s, t in chain if s > 0]
         if len(positives) == len(chain) and any(guarded(ctx, t, scope, _depth + 1) for t in positives) \
-                and all(nonnegative(ctx, t, scope) for t in positives):
+                and all(nonnegative(ctx, t, scope, _depth + 1) for t in positives):
             return True  # 1 + square(x), norm(x) + 1
         return False
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Multiply, cst.Divide)):

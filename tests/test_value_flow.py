@@ -402,3 +402,19 @@ def test_logsumexp_shifted_on_every_branch_is_silent():
             return max_score + (stable_vec.exp().sum(dim, keepdim=keepdim)).log()
     """
     assert "NAN106" not in codes(src)
+
+
+def test_guards_do_not_recurse_without_end():
+    """guarded <-> nonnegative once recursed forever (a RecursionError turns the whole
+    file into NAN001): the depth now carries across both."""
+    import libcst as cst
+    from nanlint.context import FileContext
+    from nanlint.guards import guarded
+    src = "import torch\nrk = torch.sum(torch.sigmoid(sim), dim=-1)\nrk = torch.log(1 + rk)\nrk = 1 / (1 + rk)\ny = rk\n"
+    ctx = FileContext(cst.parse_module(src))
+    value = ctx.index.module_scope.bindings["y"][0].value
+    assert guarded(ctx, value, ctx.index.module_scope) in (True, False)
+    found = conftest.lint("import torch\ndef f(sim, v):\n    rk = torch.sum(torch.sigmoid(sim), dim=-1)\n"
+                          "    if v == 'Ds':\n        rk = torch.log(1 + rk)\n    elif v == 'Dq':\n"
+                          "        rk = 1 / (1 + rk)\n    return torch.log(rk)\n", select={"NAN109", "NAN108"})
+    assert "NAN001" not in [f.code for f in found]
