@@ -21,7 +21,7 @@ class LogOfZero(Rule):
     code = "NAN107"
     name = "log-of-zero"
     summary = "log of a value that reaches 0: an underflowing probability, 1 - p, relu, a count, matmul + b"
-    fix = fixes.SAFE
+    fix = fixes.UNSAFE  # its best fix is a guard; the log of a hand-written sigmoid is NAN102's (safe)
     default = False  # opt-in: below the 0.9 precision bar on the training corpus (docs/zero-rules.md)
     supersedes = ("NAN109",)
     needs = ("log",)
