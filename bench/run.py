@@ -385,10 +385,30 @@ def header(info, args, load_start, load_end) -> list[str]:
     return out
 
 
+def targets(rows) -> list[tuple[str, str, bool]]:
+    ruff, cold, warm = rows["ruff"], rows["cold"], rows["warm"]
+    after = rows["five"]["median"] - rows["python"]["median"]
+    peak = max(r["peak_mb"] for k, r in rows.items() if not k.startswith("base_") and k in ("cold", "cold1", "warm"))
+    return [
+        ("cold wall <= 2x ruff --select ALL", f"{cold['median'] / ruff['median']:.2f}x "
+         f"({cold['median']:.2f} s vs {ruff['median']:.2f} s)", cold["median"] <= 2 * ruff["median"]),
+        ("cold CPU <= 3x ruff", f"{cold['cpu'] / ruff['cpu']:.2f}x ({cold['cpu']:.2f} vs {ruff['cpu']:.2f} CPU s)",
+         cold["cpu"] <= 3 * ruff["cpu"]),
+        ("warm <= 1x ruff cold", f"{warm['median'] / ruff['median']:.2f}x ({warm['median']:.2f} s)",
+         warm["median"] <= ruff["median"]),
+        ("5-file pre-commit < 1 s after start-up", f"{after:.2f} s", after < 1.0),
+        ("memory <= 300 MB (largest process)", f"{peak:.0f} MB", peak <= 300),
+    ]
+
+
 def report(info, files, lines, rows, scaling, load_start, load_end, args, large=()) -> str:
     ruff = rows["ruff"]["median"]
     out = header(info, args, load_start, load_end)
     out.append(f"Corpus: {corpus_name(args)}: {files} files, {lines} lines.")
+    out += ["", "Targets (issue 11; ratios against ruff measured in this run):", "",
+            "| target | measured | met |", "|---|---|---|"]
+    for label, value, ok in targets(rows):
+        out.append(f"| {label} | {value} | {'yes' if ok else 'no'} |")
     out += ["", "Wall time of whole processes, median of n runs; CPU = user + system seconds of all its "
             "processes (median; robust to a loaded machine); peak = largest RSS of any one process.", "",
             "| command | median s | min s | n | CPU s | peak MB | wall vs ruff | CPU vs ruff | Fixit / this (wall) |",
