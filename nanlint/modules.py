@@ -113,12 +113,13 @@ def dependencies(path: Path, text: str, extra: tuple[str, ...] = ()) -> list[Pat
     """The project files ``path`` imports (directly, then theirs, ``MAX_DEPTH`` levels),
     found by scanning import lines: a superset of what the analysis may read."""
     out: list[Path] = []
-    seen = {path.resolve()}
-    frontier = [(path, text)]
+    seen = {_resolved(path)}
+    frontier: list = [(path, None)]  # (file, its resolved path; None: the one given as text)
     for _ in range(MAX_DEPTH):
         nxt = []
-        for file, body in frontier:
-            for dep in _direct(file, body, extra):
+        for file, real_file in frontier:
+            direct = _direct(file, text, extra) if real_file is None else _direct_of(file, real_file, extra)
+            for dep in direct:
                 real = _resolved(dep)
                 if real in seen:
                     continue
@@ -126,11 +127,21 @@ def dependencies(path: Path, text: str, extra: tuple[str, ...] = ()) -> list[Pat
                 out.append(dep)
                 if len(out) >= MAX_DEPENDENCIES:
                     return out
-                imports = _imports_of(dep, real)
-                if imports is not None:
-                    nxt.append((dep, imports))
+                nxt.append((dep, real))
         frontier = nxt
     return out
+
+
+def _direct_of(dep: Path, real: Path, extra: tuple[str, ...]) -> list[Path]:
+    """:func:`_direct` of a module file read from disk (remembered within a run)."""
+    key = _stat_key("direct", real) if _MEMO is not None else None
+    if key is not None and (key, extra) in _MEMO:  # type: ignore[operator]
+        return _MEMO[key, extra]  # type: ignore[index]
+    imports = _imports_of(dep, real)
+    found = _direct(dep, imports, extra) if imports is not None else []
+    if key is not None:
+        _MEMO[key, extra] = found  # type: ignore[index]
+    return found
 
 
 
