@@ -2,8 +2,11 @@
 """Benchmark nanlint against ruff, flake8 and Fixit on one corpus, in one run.
 
     python bench/run.py --setup           # once: bench/.venv with ruff, flake8, fixit==2.2.1
-    python bench/run.py                   # default corpus (see bench/README.md)
+    python bench/run.py                   # the frameworks corpus (see bench/README.md)
+    python bench/run.py --corpus training # diffusers + timm, fetched by scripts/corpus_sources.py
     python bench/run.py PATH              # any tree
+    python bench/run.py --base ../old     # also nanlint from another checkout (before/after)
+    python bench/run.py --large           # also the two generated ~10 MB files
     python bench/run.py --markdown bench/RESULTS.md
 
 Every number is the wall time of a whole process (start-up included), the
@@ -38,6 +41,11 @@ DEFAULT_CORPUS = (
     "keras/src/layers", "keras/src/losses", "keras/src/metrics", "keras/src/optimizers",
     "jax/_src/nn", "jax/_src/scipy",
 )
+# The training corpus: modern PyTorch training code from PyPI, fetched (not installed)
+# by scripts/corpus_sources.py into its cache: (wheel, subtrees of its package); about
+# 1,080 files, 610k lines.
+TRAINING_CORPUS = (("diffusers", ("models", "pipelines", "schedulers")), ("timm", (".",)))
+CORPORA = ("frameworks", "training")
 
 
 def site_packages() -> Path:
@@ -61,10 +69,40 @@ def copy_tree(src: Path, dst: Path) -> None:
         shutil.copyfile(path, target)
 
 
-def make_corpus(work: Path, given: Path | None) -> Path:
+def training_sources() -> list[tuple[str, Path]]:
+    """(name, directory) of the training corpus, fetched into the corpus cache if missing
+    (pinned wheels, sha256 checked: scripts/corpus_sources.py)."""
+    sys.path.insert(0, str(HERE.parent / "scripts"))
+    try:
+        import corpus_sources as cs
+    finally:
+        sys.path.pop(0)
+    wheels = [w for w in cs.TRAINING if w.name in dict(TRAINING_CORPUS)]
+    packages = cs.fetch_training(wheels=wheels, log=lambda m: print(m, flush=True))
+    out = []
+    for pkg in packages:
+        for sub in dict(TRAINING_CORPUS)[pkg.name]:
+            out.append((f"{pkg.name}-{pkg.version}/{sub}".rstrip("/."), pkg.root / sub))
+    return out
+
+
+def corpus_name(args) -> str:
+    if args.path is not None:
+        return f"`{args.path}`"
+    if args.corpus == "training":
+        return "training code from PyPI wheels, fetched not installed (" + ", ".join(
+            f"{name} {'+'.join(subs)}" for name, subs in TRAINING_CORPUS) + "; versions pinned in " \
+            "scripts/corpus_sources.py)"
+    return "frameworks: the installed ML packages' sources (" + ", ".join(DEFAULT_CORPUS) + ")"
+
+
+def make_corpus(work: Path, given: Path | None, which: str = "frameworks") -> Path:
     corpus = work / "x1"
     if given is not None:
         copy_tree(given, corpus)
+    elif which == "training":
+        for name, src in training_sources():
+            copy_tree(src, corpus / name)
     else:
         sp = site_packages()
         for rel in DEFAULT_CORPUS:
@@ -82,10 +120,27 @@ def count(tree: Path) -> tuple[int, int]:
 TIME = Path("/usr/bin/time")
 # As installed: bytecode is cached (PYTHONDONTWRITEBYTECODE would make every run
 # of an editable install recompile nanlint, ~0.2 s).
+# nanlint is this checkout's (whatever is installed), or --base's for the "before" rows.
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+ENV["PYTHONPATH"] = os.pathsep.join([str(HERE.parent)] + ([ENV["PYTHONPATH"]] if ENV.get("PYTHONPATH") else []))
 
 
-def timed(cmd: list[str], cwd: Path) -> tuple[float, int, int, float]:
+def env_for(checkout: Path) -> dict:
+    return {**ENV, "PYTHONPATH": str(checkout.resolve())}
+
+
+def commit_of(checkout: Path) -> str:
+    try:
+        head = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=30).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(checkout), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=30).stdout.strip()
+        return (head or "?") + (" + uncommitted changes" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+
+
+def timed(cmd: list[str], cwd: Path, env: dict | None = None) -> tuple[float, int, int, float]:
     """(wall seconds, peak RSS in KiB of any one process, exit status, CPU seconds of all processes).
 
     The RSS comes from ``/usr/bin/time`` when there is one: a child forked from
@@ -93,7 +148,8 @@ def timed(cmd: list[str], cwd: Path) -> tuple[float, int, int, float]:
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
         wrapped = [str(TIME), "-f", "%M %U %S", "-o", rss.name, *cmd] if TIME.exists() else cmd
         start = time.perf_counter()
-        proc = subprocess.Popen(wrapped, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+        proc = subprocess.Popen(wrapped, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                env=env or ENV)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         code = os.waitstatus_to_exitcode(status)
@@ -108,16 +164,16 @@ def timed(cmd: list[str], cwd: Path) -> tuple[float, int, int, float]:
     return wall, peak, code, cpu
 
 
-def bench(name: str, cmd: list[str], cwd: Path, runs: int, before=None, warmup: int = 0) -> dict:
+def bench(name: str, cmd: list[str], cwd: Path, runs: int, before=None, warmup: int = 0, env=None) -> dict:
     for _ in range(warmup):
         if before:
             before()
-        timed(cmd, cwd)
+        timed(cmd, cwd, env)
     walls, peaks, codes, cpus = [], [], set(), []
     for _ in range(runs):
         if before:
             before()
-        wall, peak, code, cpu = timed(cmd, cwd)
+        wall, peak, code, cpu = timed(cmd, cwd, env)
         walls.append(wall)
         peaks.append(peak)
         codes.add(code)
@@ -127,36 +183,6 @@ def bench(name: str, cmd: list[str], cwd: Path, runs: int, before=None, warmup: 
     print(f"  {name:34s} median {row['median']:7.2f} s  (min {row['min']:.2f}, max {row['max']:.2f}, "
           f"n={runs})  cpu {row['cpu']:.2f} s  peak {row['peak_mb']:.0f} MB  exit {row['codes']}", flush=True)
     return row
-
-
-def provenance(argv: list[str] | None = None) -> str:
-    """Which code was measured, when and how: the commit (and whether nanlint/ had uncommitted
-    changes), the UTC time and the command line, for the results file's first line."""
-    root = HERE.parent
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
-                                timeout=10).stdout.strip() or "?"
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "nanlint"], cwd=root, capture_output=True,
-                               text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        commit, dirty = "?", ""
-    command = " ".join(["python bench/run.py", *(sys.argv[1:] if argv is None else argv)])
-    return (f"Measured at commit `{commit}`{' (with uncommitted changes under nanlint/)' if dirty else ''}, "
-            f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, with `{command}`.")
-
-
-def parsed_count(corpus: Path) -> tuple[int, int]:
-    """(files nanlint parsed with libcst, files) on ``corpus`` with the default rules, counted
-    in-process by the runner: the rest the prefilter decided without libcst."""
-    from nanlint import runner
-    from nanlint.engine import Linter
-    from nanlint.rule import all_rules
-
-    files = sorted(p for p in corpus.rglob("*.py") if p.is_file())
-    linter = Linter([r for r in all_rules() if r.default], {"frameworks": {}})
-    stats = runner.Stats()
-    runner.run(files, lambda p: linter, False, False, False, jobs=1, prefilter=True, stats=stats)
-    return stats.parsed, len(files)
 
 
 def loadavg() -> str:
@@ -201,7 +227,13 @@ def machine() -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("path", nargs="?", type=Path, help="a tree to benchmark (default: installed ML packages)")
+    ap.add_argument("path", nargs="?", type=Path, help="a tree to benchmark (instead of --corpus)")
+    ap.add_argument("--corpus", choices=CORPORA, default="frameworks",
+                    help="frameworks: the installed ML packages' sources; training: diffusers + timm from PyPI")
+    ap.add_argument("--base", type=Path, help="a checkout of an earlier nanlint to time next to this one "
+                    "(git worktree add DIR COMMIT): its cold, warm and 5-file runs")
+    ap.add_argument("--large", action="store_true", help="also time the two generated ~10 MB files")
+    ap.add_argument("--large-only", action="store_true", help="only the large files (no corpus)")
     ap.add_argument("--setup", action="store_true", help="create bench/.venv with the peer tools and exit")
     ap.add_argument("--runs", type=int, default=5, help="runs of the fast commands (ruff, nanlint warm)")
     ap.add_argument("--slow-runs", type=int, default=3, help="runs of nanlint cold and flake8")
@@ -209,6 +241,11 @@ def main() -> int:
     ap.add_argument("--no-scaling", action="store_true", help="skip the 1x/2x/4x linearity runs")
     ap.add_argument("--markdown", type=Path, help="also write the results table here")
     args = ap.parse_args()
+    sys.path.insert(0, str(HERE.parent))  # this checkout's nanlint (pick_five)
+    if args.path is not None and not args.path.is_dir():
+        ap.error(f"{args.path} is not a directory")
+    if args.base is not None and not (args.base / "nanlint" / "__init__.py").exists():
+        ap.error(f"{args.base} is not a nanlint checkout")
     if args.setup:
         setup()
         return 0
@@ -221,12 +258,19 @@ def main() -> int:
     info = machine()
     load_start = loadavg()
     work = Path(tempfile.mkdtemp(prefix="nanlint-bench-"))
+    nanlint = [sys.executable, "-m", "nanlint", "check", "--isolated", "--exit-zero", "-q"]
     try:
-        corpus = make_corpus(work, args.path)
+        if args.large_only:
+            large = run_large(work, nanlint, str(peer / "ruff"), args)
+            text = "\n".join(header(info, args, load_start, loadavg()) + large) + "\n"
+            print()
+            print(text)
+            if args.markdown:
+                args.markdown.write_text(text)
+            return 0
+        corpus = make_corpus(work, args.path, args.corpus)
         files, lines = count(corpus)
         print(f"corpus: {files} files, {lines} lines in {corpus}; load average {load_start}", flush=True)
-        info["parsed"] = parsed_count(corpus)
-        nanlint = [sys.executable, "-m", "nanlint", "check", "--isolated", "--exit-zero", "-q"]
         cache_dir = work / "cache"
         rows = {}
 
@@ -257,6 +301,19 @@ def main() -> int:
         rows["ruff5"] = bench("ruff 5 files", [str(peer / "ruff"), "check", "--isolated", "--select", "ALL",
                                                 "--no-cache", "--exit-zero", "-q", *map(str, five)], corpus, args.runs)
 
+        if args.base is not None:
+            print(f"before: nanlint from {args.base} ({commit_of(args.base)})", flush=True)
+            base_env = env_for(args.base)
+            base_cache = work / "base-cache"
+            rows["base_cold"] = bench("before: nanlint (cold: --no-cache)", nanlint + ["--no-cache", "."], corpus,
+                                      args.slow_runs, warmup=1, env=base_env)
+            timed(nanlint + ["--cache-dir", str(base_cache), "."], corpus, base_env)
+            rows["base_warm"] = bench("before: nanlint (warm)", nanlint + ["--cache-dir", str(base_cache), "."],
+                                      corpus, args.runs, env=base_env)
+            rows["base_five"] = bench("before: nanlint 5 files", nanlint + ["--no-cache", *map(str, five)], corpus,
+                                      args.runs, env=base_env)
+        large = run_large(work, nanlint, str(peer / "ruff"), args) if args.large else []
+
         scaling = []
         if not args.no_scaling:
             print("linearity (cold, all cores):", flush=True)
@@ -271,7 +328,7 @@ def main() -> int:
                 scaling.append((factor, factor * lines, row, rrow))
                 shutil.rmtree(tree)
         load_end = loadavg()
-        text = report(info, files, lines, rows, scaling, load_start, load_end, args)
+        text = report(info, files, lines, rows, scaling, load_start, load_end, args, large)
         print()
         print(text)
         if args.markdown:
@@ -301,25 +358,92 @@ def pick_five(corpus: Path) -> list[Path]:
     return parsed[at:at + 5]
 
 
-def report(info, files, lines, rows, scaling, load_start, load_end, args) -> str:
-    ruff = rows["ruff"]["median"]
-    out = ["# nanlint benchmark", "", provenance(), ""]
+def run_large(work: Path, nanlint: list[str], ruff: str, args) -> list[str]:
+    import large_file
+
+    print("large files:", flush=True)
+    made = large_file.make(work / "large")
+    rows, found = {}, {}
+    for key, path in made.items():
+        done = subprocess.run(nanlint[:-1] + ["--no-cache", str(path)], capture_output=True, text=True, env=ENV)
+        codes = sorted({line.split()[1] for line in done.stdout.splitlines() if line.startswith(str(path) + ":")})
+        found[key] = (", ".join(codes) or "none") + ("" if large_file.EXPECTED[key] in codes else
+                                                      f" (expected {large_file.EXPECTED[key]}: MISSING)")
+        rows[key] = [bench(f"{name}", cmd, path.parent, max(1, args.slow_runs - 1))
+                     for name, cmd in large_file.commands(sys.executable, nanlint, ruff, path)]
+    return large_file.report(rows, made, found)
+
+def provenance(argv: list[str] | None = None) -> str:
+    """Which code was measured, when and how: the commit (and whether nanlint/ had uncommitted
+    changes), the UTC time and the command line, for the results file's first line."""
+    root = HERE.parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                                timeout=10).stdout.strip() or "?"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "nanlint"], cwd=root, capture_output=True,
+                               text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit, dirty = "?", ""
+    command = " ".join(["python bench/run.py", *(sys.argv[1:] if argv is None else argv)])
+    return (f"Measured at commit `{commit}`{' (with uncommitted changes under nanlint/)' if dirty else ''}, "
+            f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, with `{command}`.")
+
+
+def parsed_count(corpus: Path) -> tuple[int, int]:
+    """(files nanlint parsed with libcst, files) on ``corpus`` with the default rules, counted
+    in-process by the runner: the rest the prefilter decided without libcst."""
+    from nanlint import runner
+    from nanlint.engine import Linter
+    from nanlint.rule import all_rules
+
+    files = sorted(p for p in corpus.rglob("*.py") if p.is_file())
+    linter = Linter([r for r in all_rules() if r.default], {"frameworks": {}})
+    stats = runner.Stats()
+    runner.run(files, lambda p: linter, False, False, False, jobs=1, prefilter=True, stats=stats)
+    return stats.parsed, len(files)
+
+
+def header(info, args, load_start, load_end) -> list[str]:
+    out = ["# nanlint benchmark", ""]
+    out.append(provenance() + (f" Before = {args.base} at commit {commit_of(args.base)}." if args.base else ""))
     out.append(f"Machine: {info['nproc']} CPUs ({info['cpu']}), {info['ram']} RAM, {info['os']}; "
-               f"load average {load_start} at start, {load_end} at end.")
+               f"load average {load_start} at start, {load_end} at end (shared machine: compare ratios to ruff "
+               f"measured in this run, and CPU seconds, not absolute wall times across runs).")
     out.append(f"Versions: Python {info['python']}, nanlint {info['nanlint']}, libcst {info['libcst']}, "
                f"{info['ruff']}, flake8 {info['flake8']}, {info['fixit']}.")
-    what = f"`{args.path}`" if args.path else "the installed ML packages' sources (" + ", ".join(DEFAULT_CORPUS) + ")"
-    out.append(f"Corpus: {what}: {files} files, {lines} lines.")
-    if "parsed" in info:
-        parsed, total = info["parsed"]
-        out.append(f"Prefilter: libcst parsed {parsed} of {total} files ({parsed / total:.0%}; default rules, "
-                   f"counted in-process); the rest were decided without it.")
+    return out
+
+
+def targets(rows) -> list[tuple[str, str, bool]]:
+    ruff, cold, warm = rows["ruff"], rows["cold"], rows["warm"]
+    after = rows["five"]["median"] - rows["python"]["median"]
+    peak = max(r["peak_mb"] for k, r in rows.items() if not k.startswith("base_") and k in ("cold", "cold1", "warm"))
+    return [
+        ("cold wall <= 2x ruff --select ALL", f"{cold['median'] / ruff['median']:.2f}x "
+         f"({cold['median']:.2f} s vs {ruff['median']:.2f} s)", cold["median"] <= 2 * ruff["median"]),
+        ("cold CPU <= 3x ruff", f"{cold['cpu'] / ruff['cpu']:.2f}x ({cold['cpu']:.2f} vs {ruff['cpu']:.2f} CPU s)",
+         cold["cpu"] <= 3 * ruff["cpu"]),
+        ("warm <= 1x ruff cold", f"{warm['median'] / ruff['median']:.2f}x ({warm['median']:.2f} s)",
+         warm["median"] <= ruff["median"]),
+        ("5-file pre-commit < 1 s after start-up", f"{after:.2f} s", after < 1.0),
+        ("memory <= 300 MB (largest process)", f"{peak:.0f} MB", peak <= 300),
+    ]
+
+
+def report(info, files, lines, rows, scaling, load_start, load_end, args, large=()) -> str:
+    ruff = rows["ruff"]["median"]
+    out = header(info, args, load_start, load_end)
+    out.append(f"Corpus: {corpus_name(args)}: {files} files, {lines} lines.")
+    out += ["", "Targets (issue 11; ratios against ruff measured in this run):", "",
+            "| target | measured | met |", "|---|---|---|"]
+    for label, value, ok in targets(rows):
+        out.append(f"| {label} | {value} | {'yes' if ok else 'no'} |")
     out += ["", "Wall time of whole processes, median of n runs; CPU = user + system seconds of all its "
             "processes (median; robust to a loaded machine); peak = largest RSS of any one process.", "",
             "| command | median s | min s | n | CPU s | peak MB | wall vs ruff | CPU vs ruff | Fixit / this (wall) |",
             "|---|---|---|---|---|---|---|---|---|"]
     fixit = rows.get("fixit", {}).get("median")
-    order = ["ruff", "cold", "cold1", "unfiltered", "warm", "flake8", "fixit"]
+    order = ["ruff", "cold", "base_cold", "cold1", "unfiltered", "warm", "base_warm", "flake8", "fixit"]
     for key in order:
         if key not in rows:
             continue
@@ -329,7 +453,9 @@ def report(info, files, lines, rows, scaling, load_start, load_end, args) -> str
                    f"{r['peak_mb']:.0f} | {r['median'] / ruff:.2f}x | {r['cpu'] / rows['ruff']['cpu']:.2f}x | {vs_fixit} |")
     out += ["", "Pre-commit (5 changed files, no cache):", "",
             "| command | median s | CPU s | peak MB |", "|---|---|---|---|"]
-    for key in ("python", "startup", "five", "ruff5"):
+    for key in ("python", "startup", "five", "base_five", "ruff5"):
+        if key not in rows:
+            continue
         r = rows[key]
         out.append(f"| {r['name']} | {r['median']:.2f} | {r['cpu']:.2f} | {r['peak_mb']:.0f} |")
     after = rows["five"]["median"] - rows["python"]["median"]
@@ -349,6 +475,16 @@ def report(info, files, lines, rows, scaling, load_start, load_end, args) -> str
         f"(CPU {rows['fixit']['cpu'] / rows['cold']['cpu']:.1f}x)" if fixit else None,
         f"flake8 / nanlint cold {rows['flake8']['median'] / rows['cold']['median']:.2f}x",
     ])) + "."]
+    if "base_cold" in rows:
+        out += ["", "Before / after (same run, same corpus):", "",
+                "| | before wall s | after wall s | before CPU s | after CPU s | before vs ruff | after vs ruff |",
+                "|---|---|---|---|---|---|---|"]
+        for label, b, a in (("cold", "base_cold", "cold"), ("warm", "base_warm", "warm"),
+                            ("5 files", "base_five", "five")):
+            rb, ra = rows[b], rows[a]
+            out.append(f"| {label} | {rb['median']:.2f} | {ra['median']:.2f} | {rb['cpu']:.2f} | {ra['cpu']:.2f} | "
+                       f"{rb['median'] / ruff:.2f}x | {ra['median'] / ruff:.2f}x |")
+    out += list(large)
     return "\n".join(out) + "\n"
 
 

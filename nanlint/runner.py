@@ -183,6 +183,20 @@ def _run_parallel(order: list[int], jobs: int) -> dict[int, FileResult]:
     return out
 
 
+def _memoized(fn):
+    """``fn`` with the project-modules lookups remembered for its duration (one run)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        from nanlint import modules
+
+        with modules.run_memo():
+            return fn(*args, **kwargs)
+    return wrapper
+
+
+@_memoized
 def run(files: Sequence[Path], linter_for: Callable[[Path], Linter], fix: bool, unsafe: bool,
         write: bool, jobs: int | None = None, cache: "cache_mod.Cache | None" = None,
         prefilter: bool = True, cache_extra: str = "",

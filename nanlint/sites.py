@@ -6,8 +6,9 @@ of :func:`nanlint.engine.precheck`).  :func:`scan` reads the names in the source
 text and, when those could matter, that tree's statements (imports, aliases), at
 about a tenth of the cost of a libcst parse; a file where no enabled rule finds
 all of its ``Rule.triggers`` is never parsed with libcst: it cannot have a
-finding.  That is most files of a real codebase (86% of the benchmark corpus's,
-see ``bench/RESULTS.md``), and libcst's parse was 85% of a cold run.
+finding.  That is most files of framework internals (86% of the frameworks
+benchmark corpus's at 389aea3, see ``bench/README.md``; libcst's parse was 85% of
+a cold run), far fewer of model code (the training corpus).
 
 The answer over-approximates what :mod:`nanlint.resolve` resolves, so it never
 hides a finding (``tests/test_speed.py`` compares runs with and without it on the

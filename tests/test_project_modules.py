@@ -114,3 +114,39 @@ def test_src_setting_adds_an_import_root(run_cli, tmp_path):
     assert findings(run_cli, str(tmp_path / "scripts"), "--no-cache") == []  # lib/ is no root by default
     (tmp_path / "pyproject.toml").write_text('[tool.nanlint]\nsrc = ["lib"]\n')
     assert findings(run_cli, str(tmp_path / "scripts"), "--no-cache") == ["train.py:5:NAN103"]
+
+
+def test_one_run_scans_each_imported_module_once_and_sees_changes(tmp_path, monkeypatch):
+    """Within a run the imported modules are found and scanned once, not once per importer
+    (the training benchmark's warm run spent 5 s re-reading them); a module rewritten
+    meanwhile is scanned again, and outside a run (the language server) a module created
+    later is found."""
+    from nanlint import modules
+
+    importers = {f"pkg/train{i}.py": TRAIN.format(source=".model") for i in range(5)}
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/model.py": MODEL_SOFTMAX, **importers})
+    scanned = []
+    real_scan = modules._import_lines
+    monkeypatch.setattr(modules, "_import_lines", lambda text: scanned.append(text) or real_scan(text))
+    model = tmp_path / "pkg/model.py"
+    model_text = model.read_text()
+
+    def deps(name):
+        path = tmp_path / name
+        return modules.dependencies(path, path.read_text())
+
+    with modules.run_memo():
+        digests = set()
+        for name in importers:
+            assert deps(name) == [model]
+            digests.add(modules.digest([model]))
+        assert scanned.count(model_text) == 1 and len(digests) == 1
+        model.write_text(model_text + "\n# edited\n")  # another size: scanned and hashed anew
+        assert deps("pkg/train0.py") == [model]
+        assert scanned.count(model_text + "\n# edited\n") == 1
+        assert modules.digest([model]) not in digests
+    assert deps("pkg/train0.py") == [model]
+    assert scanned.count(model_text + "\n# edited\n") == 2  # no memo outside a run
+    write(tmp_path, {"pkg/losses.py": MODEL_LOGITS,
+                     "pkg/train9.py": TRAIN.format(source=".losses")})
+    assert deps("pkg/train9.py") == [tmp_path / "pkg/losses.py"]
