@@ -294,7 +294,7 @@ class Linter:
         enough = (lambda present: self._may_report(present | imported)) if imported else self._may_report
         return not enough(sites.scan(checked.tree, checked.text, self._wanted, enough))
 
-    def _reduced(self, checked: Checked, source: bytes) -> str | None:
+    def _reduced(self, checked: Checked, source: bytes) -> tuple[str, list[int]] | None:
         """A large file's text with only the statements that can hold a finding
         (:mod:`nanlint.large`), or None to parse it whole."""
         from nanlint import large, sites
@@ -409,7 +409,8 @@ class Linter:
             if site_filter and self.cannot_report(checked, path):
                 result.skipped = True
                 return result
-            text = self._reduced(checked, source)
+            reduced = self._reduced(checked, source)
+            text = reduced[0] if reduced is not None else None
             module = parse(text, None) if text is not None else parse(source, checked)
         except Exception as exc:  # noqa: BLE001 - any parser failure is a finding
             if checked is not None and checked.rejected is not None:
@@ -424,7 +425,12 @@ class Linter:
         try:
             ctx, raw = self.run_rules(module, text if text is not None else source_text(module, source), path)
             result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
-            result.reduced = text is not None
+            if reduced is not None:  # back to the file's lines; no fix on a partial tree
+                rows = reduced[1]
+                for f in result.findings:
+                    f.start, f.end = (rows[f.start[0] - 1], f.start[1]), (rows[f.end[0] - 1], f.end[1])
+                    f.edits = []
+                result.reduced = True
         except RecursionError as exc:
             result.findings = self._too_deep(source, path, exc)
             return result
@@ -460,7 +466,7 @@ class Linter:
                 return FileResult(path, skipped=True)
             if self._reduced(checked, source) is not None:  # its tree would not hold the whole file
                 result = self.lint_source(source, path, site_filter)
-                if any(f.edits for f in result.findings):
+                if any(f.fix_applicability in (fixes_mod.SAFE, fixes_mod.UNSAFE) for f in result.findings):
                     result.error = result.error or f"{path}: too large to fix ({len(source) // 1_000_000} MB): " \
                         "linted, no fix applied"
                 return result

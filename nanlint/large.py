@@ -4,15 +4,16 @@ A generated module (a weight table, an unrolled model) of megabytes would take
 libcst minutes and gigabytes to parse.  CPython's tree, already built for the
 syntax check, says which top-level statements mention an op some rule starts
 from; those, the imports, and the statements binding the names they read
-(twice over: values reach a use through names) are kept, every other line is
-blanked.  Line numbers and the kept lines are unchanged, so findings are
-reported where they are; fixes are not applied to a reduced file (its other
-statements are not in the tree).
+(twice over: values reach a use through names) are kept, with a map from each
+kept line to its line in the file, so findings are reported where they are (the
+kept lines are unchanged, and so are their columns).  Fixes are not offered on a
+reduced file: its other statements are not in the tree.
 """
 
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 
 LARGE = 1_000_000  # bytes: above this, a file is reduced before the libcst parse
@@ -20,20 +21,25 @@ MAX_KEPT = 1_000_000  # a reduction that keeps more than this is not worth it
 _DIRECTIVE = re.compile(r"^\s*#.*(noqa|coding[:=])", re.IGNORECASE)
 
 
-def reduce(tree: ast.Module, text: str, names: frozenset[str]) -> str | None:
-    """``text`` with every top-level statement blanked that neither mentions one of
-    ``names`` (the last names of the ops the enabled rules start from), nor imports,
-    nor binds a name a kept statement reads; None when that keeps too much."""
+def reduce(tree: ast.Module, text: str, names: frozenset[str]) -> tuple[str, list[int]] | None:
+    """The top-level statements of ``text`` that mention one of ``names`` (the last names
+    of the ops the enabled rules start from), import, or bind a name a kept statement
+    reads, and for each line of that text its line in ``text``; None when that keeps too much."""
     lines = text.splitlines(keepends=True)
     if not names:
         return None
     word = re.compile(r"\b(?:%s)\b" % "|".join(sorted(map(re.escape, names))))
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    hit = [False] * (len(lines) + 1)  # 1-based: a line mentioning one of the names
+    for m in word.finditer(text):
+        hit[bisect.bisect_right(starts, m.start())] = True
     spans = []
     for stmt in tree.body:
         first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
         spans.append((stmt, first, stmt.end_lineno or stmt.lineno))
-    keep = [isinstance(s, (ast.Import, ast.ImportFrom)) or
-            any(word.search(lines[i]) for i in range(a - 1, min(b, len(lines))))
+    keep = [isinstance(s, (ast.Import, ast.ImportFrom)) or any(hit[a:min(b, len(lines)) + 1])
             for s, a, b in spans]
     for _ in range(2):  # the statements binding the names the kept ones read
         read = {n.id for (s, _, _), k in zip(spans, keep) if k for n in ast.walk(s)
@@ -44,19 +50,21 @@ def reduce(tree: ast.Module, text: str, names: frozenset[str]) -> str | None:
                 keep[i] = grew = True
         if not grew:
             break
-    out = ["\n" if line.endswith(("\n", "\r")) else "" for line in lines]
+    chosen = [False] * len(lines)
     kept = 0
     for (s, a, b), k in zip(spans, keep):
         if k:
             for i in range(a - 1, min(b, len(lines))):
-                out[i] = lines[i]
+                chosen[i] = True
                 kept += len(lines[i])
     if kept > MAX_KEPT:
         return None
     for i, line in enumerate(lines):  # file directives and the encoding cookie stay
-        if _DIRECTIVE.match(line):
-            out[i] = line
-    return "".join(out)
+        if not chosen[i] and line.lstrip().startswith("#") and _DIRECTIVE.match(line):
+            chosen[i] = True
+    rows = [i + 1 for i, c in enumerate(chosen) if c]
+    out = [lines[r - 1] if lines[r - 1].endswith(("\n", "\r")) else lines[r - 1] + "\n" for r in rows]
+    return "".join(out), rows
 
 
 def _binds(stmt: ast.stmt) -> set[str]:
