@@ -20,7 +20,7 @@ import libcst as cst
 from nanlint import ops as o
 from nanlint.context import FileContext
 from nanlint.resolve import ASSIGN, Scope
-from nanlint.values import number
+from nanlint.values import number, terms  # noqa: F401 - terms: rules import it from here
 
 F32_ABSORBED_ADD = 2.0 ** -24  # 1 + eps == 1 in float32 for eps <= this
 F32_ABSORBED_SUB = 2.0 ** -25  # 1 - eps == 1 in float32 for eps <= this
@@ -87,19 +87,6 @@ def eps_named(ctx: FileContext, expr: cst.BaseExpression) -> bool:
 
 
 # --- additive chains ------------------------------------------------------------------
-def terms(expr: cst.BaseExpression, ctx: FileContext | None = None,
-          scope: Scope | None = None) -> list[tuple[int, cst.BaseExpression]]:
-    """``a + b - (c - d)`` as ``[(+1, a), (+1, b), (-1, c), (+1, d)]`` in evaluation order;
-    given ``ctx``, ``add``/``subtract`` written as functions or methods (``torch.add(a, b)``,
-    ``x.sub(y)``) are their operators."""
-    if ctx is not None and scope is not None:
-        expr = ctx.arithmetic(expr, scope)
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
-        sign = 1 if isinstance(expr.operator, cst.Add) else -1
-        return terms(expr.left, ctx, scope) + [(sign * s, t) for s, t in terms(expr.right, ctx, scope)]
-    return [(1, expr)]
-
-
 def absorbed_epsilon(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> tuple[cst.BaseExpression, float, float] | None:
     """An epsilon added to a constant of magnitude ~1 *before* a tensor is subtracted
     (``1e-10 + 1 - p``, ``(1 + 1e-10) - p``): float32 rounds it away.  Returns the

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from nanlint import ops as o
-from nanlint.values import is_one
+from nanlint.values import is_one, terms
 
 if TYPE_CHECKING:  # pragma: no cover
     from nanlint.context import FileContext, OpCall
@@ -40,16 +40,8 @@ def _exp(ctx: "FileContext", expr: cst.BaseExpression, scope: "Scope") -> "OpCal
     return found[0] if found is not None and found[1].ctx is None and found[0].x is not None else None
 
 
-def _terms(ctx: "FileContext", expr: cst.BaseExpression, scope: "Scope") -> list[tuple[int, cst.BaseExpression]]:
-    expr = ctx.arithmetic(expr, scope)
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
-        sign = 1 if isinstance(expr.operator, cst.Add) else -1
-        return _terms(ctx, expr.left, scope) + [(sign * s, t) for s, t in _terms(ctx, expr.right, scope)]
-    return [(1, expr)]
-
-
 def _sigmoid(ctx: "FileContext", e: cst.BinaryOperation, scope: "Scope") -> Found | None:
-    chain = _terms(ctx, e.right, scope)
+    chain = terms(e.right, ctx, scope)
     if len(chain) != 2 or any(sign < 0 for sign, _ in chain):
         return None
     one = [t for _, t in chain if is_one(t)]

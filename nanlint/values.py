@@ -44,3 +44,15 @@ def one_minus(expr: cst.BaseExpression | None) -> cst.BaseExpression | None:
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Subtract) and is_one(expr.left):
         return expr.right
     return None
+
+
+def terms(expr: cst.BaseExpression, ctx=None, scope=None) -> list[tuple[int, cst.BaseExpression]]:
+    """``a + b - (c - d)`` as ``[(+1, a), (+1, b), (-1, c), (+1, d)]`` in evaluation order;
+    given ``ctx``, ``add``/``subtract`` written as functions or methods (``torch.add(a, b)``,
+    ``x.sub(y)``) are their operators."""
+    if ctx is not None and scope is not None:
+        expr = ctx.arithmetic(expr, scope)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
+        sign = 1 if isinstance(expr.operator, cst.Add) else -1
+        return terms(expr.left, ctx, scope) + [(sign * s, t) for s, t in terms(expr.right, ctx, scope)]
+    return [(1, expr)]
