@@ -33,15 +33,15 @@ class SigmoidCrossEntropy(Rule):
     triggers = (frozenset({o.LOG, o.BINARY_CROSS_ENTROPY, o.BCE_LOSS}), frozenset({o.SIGMOID}))
 
     def check(self, ctx: FileContext) -> None:
-        for node, scope in ctx.index.binops:
-            if not isinstance(node.operator, (cst.Add, cst.Subtract)):
-                continue
+        chains = [(node, scope) for node, scope in ctx.index.binops
+                  if isinstance(node.operator, (cst.Add, cst.Subtract))]
+        # the operands of a + or -: an unparenthesized one is part of a longer chain (no parent map needed)
+        operands = {id(side) for node, _ in chains for side in (node.left, node.right)}
+        for node, scope in chains:
             if not any(isinstance(t, cst.BinaryOperation) and isinstance(t.operator, cst.Multiply)
                        for _, t in terms(node)):
-                continue  # cheap test before the parent map is built
-            parent = ctx.parent(node)
-            if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, (cst.Add, cst.Subtract)) \
-                    and not node.lpar:
+                continue
+            if id(node) in operands and not node.lpar:
                 continue  # part of a longer chain: handled from its top
             self.check_chain(ctx, node, scope)
         self.check_bce(ctx)
