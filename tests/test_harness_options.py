@@ -105,7 +105,7 @@ def test_missing_framework_fails_unless_the_switch_allows_it(monkeypatch):
     monkeypatch.delenv(ALLOW_MISSING, raising=False)
     failed = _outcome("torch is not installed")
     assert failed.type is pytest.fail.Exception, failed
-    assert f"torch is not installed: install it" in str(failed.value) and f"set {ALLOW_MISSING}=1" in str(failed.value)
+    assert "torch is not installed: install it" in str(failed.value) and f"set {ALLOW_MISSING}=1" in str(failed.value)
     for other in ("0", "true", ""):  # one explicit value, nothing that merely looks like yes
         monkeypatch.setenv(ALLOW_MISSING, other)
         assert _outcome("torch is not installed").type is pytest.fail.Exception, other
