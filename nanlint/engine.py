@@ -252,7 +252,6 @@ def _python_reason(source) -> str | None:
     return None
 
 
-
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     if len(text) > 200:

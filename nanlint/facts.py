@@ -20,6 +20,7 @@ from nanlint import ops as o
 from nanlint.context import FileContext
 from nanlint.guards import constant, nonnegative
 from nanlint.resolve import Scope
+from nanlint.values import normalized
 
 EXP_OVERFLOW = 88.0  # exp(x) is inf in float32 above ~88.72
 NONNEGATIVE_OPS = (o.ABS, o.SQUARE, o.EXP, o.SOFTPLUS, o.SIGMOID, o.SOFTMAX, o.SQRT, o.NORM)
@@ -108,26 +109,17 @@ def _where_bounded(ctx: FileContext, call, scope: Scope, depth: int) -> bool:
         op = flip[type(op)]()
     if constant(ctx, right, scope) != 0.0:
         return False
-    t = _text(left)
+    t = normalized(left)
     positive_when_true = isinstance(op, (cst.GreaterThan, cst.GreaterThanEqual))
     if not positive_when_true and not isinstance(op, (cst.LessThan, cst.LessThanEqual)):
         return False
     negated, kept = (a, b) if positive_when_true else (b, a)
-    return _is_negation_of(negated, t) and _text(kept) == t
+    return _is_negation_of(negated, t) and normalized(kept) == t
 
 
 def _is_negation_of(expr: cst.BaseExpression, text: str) -> bool:
     return (isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
-            and _text(expr.expression) == text)
-
-
-_EMPTY = cst.Module([])
-
-
-def _text(expr: cst.BaseExpression) -> str:
-    if getattr(expr, "lpar", None):
-        expr = expr.with_changes(lpar=[], rpar=[])
-    return "".join(_EMPTY.code_for_node(expr).split())
+            and normalized(expr.expression) == text)
 
 
 # --- plausible zeros ------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from nanlint import ops as o
-from nanlint.values import is_one, terms
+from nanlint.values import is_one, same, terms
 
 if TYPE_CHECKING:  # pragma: no cover
     from nanlint.context import FileContext, OpCall
@@ -68,10 +68,6 @@ def _softmax(ctx: "FileContext", e: cst.BinaryOperation, scope: "Scope") -> Foun
     if num is None or den is None or den[1].ctx is not None or den[0].x is None:
         return None
     inner = _exp(ctx, den[0].x, scope)
-    if inner is None or not (inner.node is num.node or _same(ctx, inner.x, num.x)):
+    if inner is None or not (inner.node is num.node or same(inner.x, num.x)):
         return None
     return o.SOFTMAX, num, e, num.x
-
-
-def _same(ctx: "FileContext", a, b) -> bool:
-    return a is not None and b is not None and "".join(ctx.code(a).split()) == "".join(ctx.code(b).split())

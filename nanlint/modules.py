@@ -145,8 +145,6 @@ def _direct_of(dep: Path, real: Path, extra: tuple[str, ...]) -> list[Path]:
     return found
 
 
-
-
 @contextmanager
 def run_memo() -> Iterator[None]:
     global _MEMO

@@ -42,7 +42,6 @@ def check(selectors: Iterable[str], rules: Sequence[Rule], where: str = "") -> N
             raise ConfigError(f"unknown rule selector {s!r}{' in ' + where if where else ''}{hint}")
 
 
-
 def select_rules(rules: Sequence[Rule], select: Sequence[str] | None, extend_select: Sequence[str],
                  ignore: Sequence[str]) -> list[Rule]:
     check(list(select or []) + list(extend_select) + list(ignore), rules)

@@ -56,3 +56,18 @@ def terms(expr: cst.BaseExpression, ctx=None, scope=None) -> list[tuple[int, cst
         sign = 1 if isinstance(expr.operator, cst.Add) else -1
         return terms(expr.left, ctx, scope) + [(sign * s, t) for s, t in terms(expr.right, ctx, scope)]
     return [(1, expr)]
+
+
+_EMPTY = cst.Module([])
+
+
+def normalized(expr: cst.BaseExpression) -> str:
+    """The code of ``expr`` without its outer parentheses and without whitespace: two
+    operands are the same expression when their normalized texts are equal."""
+    if getattr(expr, "lpar", None):
+        expr = expr.with_changes(lpar=[], rpar=[])
+    return "".join(_EMPTY.code_for_node(expr).split())
+
+
+def same(a: cst.BaseExpression | None, b: cst.BaseExpression | None) -> bool:
+    return a is not None and b is not None and normalized(a) == normalized(b)

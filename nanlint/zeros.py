@@ -33,6 +33,7 @@ from nanlint.context import FileContext
 from nanlint.guards import constant, guarded, terms
 from nanlint.reach import Resolved
 from nanlint.resolve import Scope
+from nanlint.values import same
 
 PROBABILITY = "probability"
 COMPLEMENT = "complement"
@@ -273,13 +274,7 @@ def _filtered(ctx: FileContext, expr: cst.BaseExpression, s: Scope) -> bool:
         return False
     target = test.comparisons[0]
     return isinstance(target.operator, (cst.NotEqual, cst.GreaterThan)) and constant(ctx, target.comparator, s) == 0.0 \
-        and _same_text(test.left, expr.value)
-
-
-def _same_text(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
-    empty = cst.Module([])
-    strip = (lambda e: e.with_changes(lpar=[], rpar=[]) if getattr(e, "lpar", None) else e)
-    return "".join(empty.code_for_node(strip(a)).split()) == "".join(empty.code_for_node(strip(b)).split())
+        and same(test.left, expr.value)
 
 
 def _bias(expr: cst.BaseExpression) -> bool:

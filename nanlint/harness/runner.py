@@ -341,7 +341,6 @@ def run_one(np, fw: Framework, func, case, device: str) -> dict:
     return {"outputs": outputs, "device": "; ".join(devices) or "host (numpy)"}
 
 
-
 def _load_compute(path, name: str, what: str):
     """(the ``compute`` of nanlint's ``what`` copy at ``path``, or None; the error, or None)."""
     try:

@@ -4,7 +4,6 @@ canonical op vocabulary, and small builders for their fixes."""
 
 from __future__ import annotations
 
-import re
 from typing import Iterator
 
 import libcst as cst
@@ -13,7 +12,7 @@ from nanlint import fixes
 from nanlint import ops as o
 from nanlint.context import FileContext, OpCall
 from nanlint.resolve import Scope
-from nanlint.values import is_literal, number
+from nanlint.values import is_literal, normalized, number
 
 EPS_SQ = "1e-12"  # added under a sqrt: sqrt(1e-12) = 1e-6, invisible next to any real distance
 
@@ -27,9 +26,7 @@ def bare(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 def key(ctx: FileContext, expr: cst.BaseExpression | None) -> str | None:
     """A whitespace- and parenthesis-insensitive text of ``expr``, to compare operands."""
-    if expr is None:
-        return None
-    return re.sub(r"\s+", "", cst.Module(body=[]).code_for_node(bare(expr)))
+    return normalized(expr) if expr is not None else None
 
 
 def op_kind(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> OpCall | None:

@@ -11,8 +11,7 @@ import libcst as cst
 from nanlint import ops as o
 from nanlint.context import FileContext
 from nanlint.resolve import Scope
-
-_EMPTY = cst.Module([])
+from nanlint.values import normalized, same  # noqa: F401 - the rules import them from here
 
 
 @dataclass
@@ -42,17 +41,6 @@ def keyword_arg(node: cst.Call, keyword: str) -> cst.Arg | None:
         if a.keyword is not None and a.keyword.value == keyword:
             return a
     return None
-
-
-def normalized(expr: cst.BaseExpression) -> str:
-    """The code of ``expr`` without its outer parentheses and without whitespace."""
-    if getattr(expr, "lpar", None):
-        expr = expr.with_changes(lpar=[], rpar=[])
-    return "".join(_EMPTY.code_for_node(expr).split())
-
-
-def same(a: cst.BaseExpression | None, b: cst.BaseExpression | None) -> bool:
-    return a is not None and b is not None and normalized(a) == normalized(b)
 
 
 def is_true(expr: cst.BaseExpression | None) -> bool:

@@ -12,6 +12,7 @@ from nanlint.facts import bounded_exponent
 from nanlint.gradients import not_differentiated
 from nanlint.guards import constant, terms
 from nanlint.resolve import Scope
+from nanlint.values import normalized
 from nanlint.rule import Rule
 
 def shifted(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> cst.BaseExpression | None:
@@ -35,16 +36,7 @@ def adds_back(ctx: FileContext, log: cst.CSTNode, subtrahend: cst.BaseExpression
     if not (isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add)):
         return False
     other = parent.right if parent.left is log else parent.left
-    return _text(other) == _text(subtrahend)
-
-
-_EMPTY = cst.Module([])
-
-
-def _text(expr: cst.BaseExpression) -> str:
-    if getattr(expr, "lpar", None):
-        expr = expr.with_changes(lpar=[], rpar=[])
-    return "".join(_EMPTY.code_for_node(expr).split())
+    return normalized(other) == normalized(subtrahend)
 
 
 def in_where_branch(ctx: FileContext, log: OpCall) -> bool:
