@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,9 +125,9 @@ def parse(source: bytes | str, checked: Checked | None = None) -> cst.Module:
     what libcst can take."""
     from nanlint.walk import parse as fast_parse  # the same tree, ~25% faster
 
-    tree, rejected, _ = checked if checked is not None else precheck(source)
+    tree, rejected, text = checked if checked is not None else precheck(source)
     if tree is not None:
-        depth = _ast_depth(tree, MAX_DEPTH)
+        depth = _ast_depth(tree, MAX_DEPTH, text)
         if depth > MAX_DEPTH:
             raise NestingTooDeep(f"expressions nested more than {MAX_DEPTH} deep")
     module = fast_parse(source)
@@ -135,9 +136,19 @@ def parse(source: bytes | str, checked: Checked | None = None) -> cst.Module:
     return module
 
 
-def _ast_depth(tree, limit: int) -> int:
+def _ast_depth(tree, limit: int, text: str | None = None) -> int:
     """The nesting depth of a CPython AST, counting a chain ``a and b and c`` as libcst
-    nests it (one level per operator); stops counting past ``limit``."""
+    nests it (one level per operator); stops counting past ``limit``.
+
+    Given the source ``text``, a statement too short to nest past ``limit`` is not
+    walked: below a statement, every level of an expression takes at least one
+    character of source (an operator, a bracket, a dot, a keyword) and adds at most two
+    levels (a leaf's context node), so a statement of ``n`` characters at statement depth
+    ``d`` nests at most ``d + 2n + 2`` deep.  The returned depth is then a bound, exact
+    only past ``limit``."""
+    starts = None
+    if text is not None and "\r" not in text.replace("\r\n", "\n"):  # CPython's lines are text's \n-lines
+        starts = [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))]
     deepest = 0
     stack = [(tree, 1)]
     while stack:
@@ -146,10 +157,32 @@ def _ast_depth(tree, limit: int) -> int:
             deepest = depth
             if deepest > limit:
                 break
+        if starts is not None and isinstance(node, ast.stmt) and not getattr(node, "handlers", None) \
+                and not getattr(node, "cases", None):
+            line = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+            end = node.end_lineno or node.lineno
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                end = body[0].lineno  # a compound statement's own part ends where its body starts
+            if end < len(starts):
+                span = starts[end] - starts[line - 1]  # whole lines: never less than the statement
+                if depth + 2 * span + 2 <= limit:
+                    deepest = max(deepest, min(depth + 2 * span + 2, limit))
+                    for child in _statements_below(node):
+                        stack.append((child, depth + 1))
+                    continue
         for child in ast.iter_child_nodes(node):
             step = len(child.values) - 1 if isinstance(child, ast.BoolOp) else 1
             stack.append((child, depth + max(step, 1)))
     return deepest
+
+
+def _statements_below(node: ast.stmt):
+    """The statements nested in a compound statement without handlers or cases."""
+    for field in ("body", "orelse", "finalbody"):
+        for child in getattr(node, field, ()) or ():
+            if isinstance(child, ast.stmt):
+                yield child
 
 
 def _bracket_depth(source: bytes | str) -> int:
@@ -274,7 +307,9 @@ class Linter:
         self.rules = list(rules)
         self.settings = settings or {}
         self.check_parse = any(r.code == PARSE_ERROR[0] for r in self.rules)
-        self._site_rules = [r for r in self.rules if r.code != PARSE_ERROR[0]]
+        # rules whose Rule.site is their own go last: it is asked only when no other rule can report
+        self._site_rules = sorted((r for r in self.rules if r.code != PARSE_ERROR[0]),
+                                  key=lambda r: type(r).site is not Rule.site)
         # every op and site key some rule's triggers name; None: a rule may report anywhere
         self._wanted = None if any(r.triggers is None for r in self._site_rules) else \
             frozenset(k for r in self._site_rules for group in r.triggers  # type: ignore[union-attr]
@@ -289,8 +324,31 @@ class Linter:
 
         if checked.tree is None or self._wanted is None:
             return False
-        imported = self._imported_ops(checked, path)
-        enough = (lambda present: self._may_report(present | imported)) if imported else self._may_report
+        rules = [r for r in self._site_rules if r.wanted(checked.text)]  # as run_rules skips them
+        if not rules:
+            return True
+        shaped: dict[str, bool] = {}  # rule code -> Rule.site, asked once its triggers are there
+        imported: list[frozenset[str]] = []  # ops of the imported modules: by their names, then their trees
+        deps: list[Path] = []
+
+        def site(rule: Rule) -> bool:
+            if rule.code not in shaped:
+                shaped[rule.code] = rule.site(checked.tree, checked.text)
+            return shaped[rule.code]
+
+        def enough(present: frozenset[str]) -> bool:
+            if any(rule.can_report(present) and site(rule) for rule in rules):
+                return True
+            if not any(rule.can_report(present | VALUE_SOURCES) and site(rule) for rule in rules):
+                return False  # no value an imported module can give would make it enough
+            if not imported:  # the imported modules' names first, their trees only if those could decide
+                deps.extend(self._dependencies(checked, path))
+                imported.append(self._imported_ops(checked, path, deps, exact=False))
+            if not any(rule.can_report(present | imported[0]) and site(rule) for rule in rules):
+                return False
+            if len(imported) == 1:
+                imported.append(self._imported_ops(checked, path, deps))
+            return any(rule.can_report(present | imported[1]) and site(rule) for rule in rules)
         return not enough(sites.scan(checked.tree, checked.text, self._wanted, enough))
 
     def _reduced(self, checked: Checked, source: bytes) -> tuple[str, list[int]] | None:
@@ -302,30 +360,42 @@ class Linter:
             return None
         return large.reduce(checked.tree, checked.text, sites.last_names(self._wanted))
 
-    def _imported_ops(self, checked: Checked, path: str | None) -> frozenset[str]:
-        from nanlint import modules, sites
+    def _imported_ops(self, checked: Checked, path: str | None, deps: list[Path] | None = None,
+                      exact: bool = True) -> frozenset[str]:
+        """The value-source ops the project modules imported by ``path`` (``deps``, found
+        when not given) can hold: read from their trees when ``exact``, else from the
+        names in their texts alone (more, never fewer: no tree is built)."""
+        from nanlint import sites
 
-        if not path or path.startswith("<") or "import" not in checked.text:
-            return frozenset()
+        if deps is None:
+            deps = self._dependencies(checked, path)
         out: set[str] = set()
-        for dep in modules.dependencies(Path(path), checked.text, modules.extra_roots(self.settings)):
+        for dep in deps:
             try:
                 st = dep.stat()
             except OSError:
                 continue
-            key = (str(dep), st.st_mtime_ns, st.st_size, self._wanted)
+            key = (str(dep), st.st_mtime_ns, st.st_size, self._wanted, exact)
             if key not in _DEP_OPS:
                 try:
-                    dep_checked = precheck(dep.read_bytes())
-                    _DEP_OPS[key] = sites.scan(dep_checked.tree, dep_checked.text, self._wanted, lambda p: True) \
-                        if dep_checked.tree is not None else frozenset()
+                    if exact:
+                        dep_checked = precheck(dep.read_bytes())
+                        _DEP_OPS[key] = sites.scan(dep_checked.tree, dep_checked.text, self._wanted,
+                                                   lambda p: True) if dep_checked.tree is not None else frozenset()
+                    else:  # the first, text-only step of a scan
+                        text = dep.read_bytes().decode("utf-8", "replace")
+                        _DEP_OPS[key] = sites.scan(None, text, self._wanted, lambda p: False)  # type: ignore[arg-type]
                 except Exception:  # noqa: BLE001 - an unreadable or broken module gives nothing
                     _DEP_OPS[key] = frozenset()
             out |= _DEP_OPS[key]
         return frozenset(out) & VALUE_SOURCES
 
-    def _may_report(self, present: frozenset[str]) -> bool:
-        return any(rule.can_report(present) for rule in self._site_rules)
+    def _dependencies(self, checked: Checked, path: str | None) -> list[Path]:
+        from nanlint import modules
+
+        if not path or path.startswith("<") or "import" not in checked.text:
+            return []
+        return list(modules.dependencies(Path(path), checked.text, modules.extra_roots(self.settings)))
 
     # --- one pass ---------------------------------------------------------------
     def run_rules(self, module: cst.Module, text: str, path: str) -> tuple[FileContext, list[RawFinding]]:

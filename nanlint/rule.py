@@ -11,10 +11,13 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import lru_cache
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from nanlint.context import FileContext
 from nanlint.ops import with_implying
+
+if TYPE_CHECKING:
+    import ast
 
 ALL_FRAMEWORKS = ("tensorflow", "keras", "torch", "jax")
 
@@ -40,6 +43,14 @@ class Rule:
 
     def check(self, ctx: FileContext) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def site(self, tree: ast.Module, text: str) -> bool:
+        """Whether a file (CPython's ``tree`` of ``text``) that has the rule's triggers can
+        hold a finding: an over-approximation of ``check`` on the syntax alone
+        (:mod:`nanlint.syntax_sites`), asked by the site filter only when it decides
+        whether the file is parsed with libcst.  Rules whose triggers are common ops and
+        whose findings need one shape of their arguments override it."""
+        return True
 
     def wanted(self, text: str) -> bool:
         if not self.needs:

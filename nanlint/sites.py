@@ -218,11 +218,27 @@ def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough) -> frozens
     for root in method_roots & roots:
         table = methods[root]
         for name in names & table.keys():
-            if not table[name] <= present and re.search(r"\.%s%s\b" % (_GAP, re.escape(name)), text):
+            if not table[name] <= present and _method_call(text, name, binds):
                 present.update(table[name])
     present &= wanted
     keys.complete(present, enough, o.POW in present)
     return frozenset(present)
+
+
+def _method_call(text: str, name: str, modules: dict[str, set[str]]) -> bool:
+    """Whether ``.name`` is written on something that may be a tensor: not on a name an
+    import binds (``math.log(2)``, ``np.exp(x)``: a module's function, which the
+    functions table resolves, never a tensor's method)."""
+    for m in re.finditer(r"\.%s%s\b" % (_GAP, re.escape(name)), text):
+        end = m.start()
+        while end and text[end - 1] in " \t\n\\":
+            end -= 1
+        start = end
+        while start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            start -= 1
+        if start == end or text[start:end] not in modules or text[start - 1:start] == ".":
+            return True
+    return False
 
 
 class _Keys:

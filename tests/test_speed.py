@@ -60,6 +60,16 @@ EXTRA = {  # hand-made cases at the prefilter's edges
                         "def f(z):\n    return torch.log(F.softmax(z, dim=1))\n",
     "comment_bars.py": "import torch\n\nF = (torch  " + "#" * 64 + "\n     .nn.functional)\n\n"
                        "def f(z):\n    return torch.log(F.softmax(z, dim=1))  " + "# -" * 64 + "\n",
+    # rules whose triggers are common ops (a clip, a log) start only from some shapes of
+    # their arguments (Rule.site, nanlint/syntax_sites.py): each of these has a finding
+    "eps_named.py": "import torch\nEPS = 1e-10\n\ndef f(p):\n    return torch.log(EPS + 1 - p)\n",
+    "eps_method.py": "import torch\n\ndef f(p):\n    return (1e-10 + 1 - p).log()\n",
+    "clip_upper.py": "import tensorflow as tf\n\ndef f(p):\n    return tf.clip_by_value(p, 1e-10, 1 - 1e-10)\n",
+    "clip_alias.py": "import torch\nfrom torch import clamp as c\n\ndef step(model):\n"
+                     "    for p in model.parameters():\n        p.grad = c(p.grad, 0, 1)\n",
+    "grad_clamp.py": "import torch\n\ndef step(model):\n    for p in model.parameters():\n"
+                     "        p.grad.data.clamp_(min=0)\n",
+    "module_and_method.py": "import math\nimport torch\n\ndef f(z):\n    return math.log(2) * z.softmax(-1).log()\n",
     # and files it skips: framework code where no rule can start
     "builtin_sum.py": "import torch\n\ndef f(xs):\n    return sum(xs) / len(xs)\n",
     "doc_only.py": 'import torch\n\ndef f(z):\n    """Like torch.log(torch.softmax(z, 1))."""\n    return z\n',
@@ -146,7 +156,8 @@ def test_prefilter_never_hides_a_finding(corpus, selection):
         flagged = {Path(f[0]).name for f in _findings(plain)}
         edges = {"alias_module.py", "alias_two_levels.py", "split_chain.py", "import_in_function.py",
                  "methods_only.py", "after_docstring.py", "comment_bars.py", "pow_half.py", "pow_call.py", "divide_op.py",
-                 "latin1_cookie.py"}
+                 "latin1_cookie.py", "eps_named.py", "eps_method.py", "clip_upper.py", "clip_alias.py",
+                 "grad_clamp.py", "module_and_method.py"}
         assert edges <= flagged, edges - flagged  # each edge case is a real finding the filter must keep
 
 
@@ -160,6 +171,12 @@ def test_site_filter_decisions():
     assert skipped(EXTRA["builtin_sum.py"]) and skipped(EXTRA["doc_only.py"])
     assert skipped("import torch\nmodel = torch.nn.Linear(2, 2)\nloss = model(x).sum()\n")
     assert not skipped(EXTRA["torch_hit.py"]) and not skipped(EXTRA["methods_only.py"])
+    # a clip nobody applies to gradients, with no epsilon float32 loses; a module's log
+    assert skipped("import torch\n\ndef f(x, n):\n    return x.clamp(min=0) + x.clamp(0, n - 1)\n")
+    assert skipped("import torch\n\nwith torch.no_grad():\n    y = x.clamp(0, 1)\n")  # no_grad: no gradient
+    assert skipped("import math\nimport torch\n\ndef f(z):\n    return math.log(2) * torch.softmax(z, -1)\n")
+    assert not skipped("import torch\n\ndef f(z, h):\n    return h.math.log(z.softmax(-1))\n")  # an attribute
+    assert not skipped(EXTRA["grad_clamp.py"]) and not skipped(EXTRA["eps_named.py"])
     broken = linter.lint_source(b"import torch\nprint 'x', torch.log(p)\n", "a.py")
     assert not broken.skipped and [f.code for f in broken.findings] == ["NAN001"]
     # a rule that may report anywhere (NAN002 unused-noqa declares no triggers) turns the filter off

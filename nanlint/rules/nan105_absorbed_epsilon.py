@@ -7,12 +7,13 @@ import struct
 
 import libcst as cst
 
-from nanlint import fixes
+from nanlint import fixes, syntax_sites
 from nanlint import ops as o
 from nanlint.context import FileContext
 from nanlint.guards import absorbed_epsilon, constant, positive_bound
 from nanlint.facts import uniform_below_one
 from nanlint.rule import Rule
+from nanlint.sites import last_names
 
 
 def float32(value: float) -> float:
@@ -29,6 +30,10 @@ class AbsorbedEpsilon(Rule):
     fix = fixes.DISPLAY_ONLY
     needs = ("log", "clip", "clamp")
     triggers = (frozenset({o.LOG, o.CLIP}),)
+
+    def site(self, tree, text: str) -> bool:
+        return syntax_sites.absorbed_epsilon(tree, text, last_names(frozenset({o.LOG})),
+                                            last_names(frozenset({o.CLIP})))
 
     def check(self, ctx: FileContext) -> None:
         if not ctx.uses_framework():

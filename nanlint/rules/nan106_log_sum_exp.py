@@ -67,12 +67,10 @@ class LogSumExp(Rule):
         for log in ctx.calls(o.LOG, o.LOG1P):
             if log.x is None:
                 continue
-            if in_where_branch(ctx, log) and not_differentiated(ctx, log.node, log.framework):
-                continue  # the where keeps the value finite; only a gradient could be NaN, and none is taken
             arg = ctx.resolve(log.x, log.scope)
             if log.op == o.LOG1P:
                 found = self.exp_of(ctx, arg.expr, arg.scope)
-                if found is not None:
+                if found is not None and not self.kept_finite(ctx, log):
                     exp, scope, crossed, note = self.reached(ctx, arg, found)
                     self.softplus(ctx, log, exp, crossed, scope, note)
                 continue
@@ -80,6 +78,8 @@ class LogSumExp(Rule):
             if len(chain) == 2 and all(sign > 0 for sign, _ in chain):
                 exps = [self.exp_of(ctx, t, arg.scope) for _, t in chain]
                 ones = [constant(ctx, t, arg.scope) == 1.0 for _, t in chain]
+                if (exps[0] is not None or exps[1] is not None) and self.kept_finite(ctx, log):
+                    continue
                 if exps[0] is not None and exps[1] is not None:
                     a, scope_a, crossed_a, note_a = self.reached(ctx, arg, exps[0])
                     b, scope_b, crossed_b, note_b = self.reached(ctx, arg, exps[1])
@@ -97,10 +97,18 @@ class LogSumExp(Rule):
                 if found is None:
                     continue
                 exp, inner = found
-                if shifted(ctx, exp.x, inner.scope) is not None or bounded_exponent(ctx, exp.x, inner.scope):
+                if shifted(ctx, exp.x, inner.scope) is not None or bounded_exponent(ctx, exp.x, inner.scope) \
+                        or self.kept_finite(ctx, log):
                     continue
                 exp, scope, crossed, note = self.reached(ctx, arg, found)
                 self.logsumexp(ctx, log, total, exp, crossed, scope, note)
+
+    @staticmethod
+    def kept_finite(ctx: FileContext, log: OpCall) -> bool:
+        """The log is a branch of a where that keeps the value finite, and no gradient is
+        taken through it (only a gradient could be NaN).  Asked only of a log that would
+        be reported: it needs the file's parent map."""
+        return in_where_branch(ctx, log) and not_differentiated(ctx, log.node, log.framework)
 
     @staticmethod
     def exp_of(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> tuple[OpCall, Resolved] | None:

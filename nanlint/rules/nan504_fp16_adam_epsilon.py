@@ -43,7 +43,7 @@ class Fp16AdamEpsilon(Rule):
     triggers = (frozenset({o.ADAM_OPTIMIZER}),)
 
     def check(self, ctx: FileContext) -> None:
-        evidence = _Evidence(ctx)
+        evidence: _Evidence | None = None  # built only when an optimizer could be reported
         for call in ctx.calls(o.ADAM_OPTIMIZER):
             if any(a.star for a in call.node.args):
                 continue  # epsilon may come from **kwargs
@@ -51,6 +51,7 @@ class Fp16AdamEpsilon(Rule):
             value = number(eps) if eps is not None else None
             if eps is not None and (value is None or value >= FLOAT16_TINY):
                 continue
+            evidence = evidence or _Evidence(ctx)
             why = evidence.float16_params(call)
             if why is None:
                 continue

@@ -1,0 +1,119 @@
+"""The shapes rules start from, read from CPython's tree (nanlint/syntax_sites.py), and
+the nesting bound of the syntax check: each must say yes wherever the rule (or the
+exact count) would."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from nanlint import engine, syntax_sites
+from nanlint import ops as o
+from nanlint.sites import last_names
+
+LOG, CLIP = last_names(frozenset({o.LOG})), last_names(frozenset({o.CLIP}))
+
+
+def absorbed(src: str) -> bool:
+    return syntax_sites.absorbed_epsilon(ast.parse(src), src, LOG, CLIP)
+
+
+def zero_clip(src: str) -> bool:
+    return syntax_sites.zero_clip(ast.parse(src), src, CLIP)
+
+
+@pytest.mark.parametrize("src", [
+    "y = torch.log(1e-10 + 1 - p)",
+    "y = torch.log((1 + 1e-10) - p)",
+    "y = tf.math.log(1e-10 + 1. - p - q)",
+    "y = (1e-10 + 1 - p).log()",
+    "EPS = 1e-10\ny = torch.log(EPS + 1 - p)",          # a name bound to a constant: its value is unknown here
+    "from math import pi as PI\ny = np.log(PI + 1 - p)",
+    "y = torch.log(1e-5 ** 2 + 1 - p)",                  # literal arithmetic
+    "y = torch.log(1e8 + 1 - p)",                        # 1 is lost next to 1e8
+    "def f(p, eps=1e-3):\n    return tf.clip_by_value(p, eps, 1 - 1e-10)",
+    "y = p.clamp(1e-12, 1. - 1e-12)",
+    "lo = 1e-7\nhi = 1 - lo\ny = p.clamp(lo, hi - 0)",    # a name: unknown, so yes
+    "from torch import log as ln\ny = ln(z)",             # the log bound to another name: any call may be it
+    "f = tf.math.log\ny = f(1e-10 + 1 - p)",
+    "y = list(map(torch.log, xs))",
+    "for i in range(3):\n    if i:\n        y = torch.log(1e-10 + 1 - p)",
+])
+def test_absorbed_epsilon_sites(src):
+    assert absorbed(src)
+
+
+@pytest.mark.parametrize("src", [
+    "y = torch.log(1e-7 + 1 - p)",          # float32 keeps 1e-7 next to 1
+    "y = torch.log(1 - p + 1e-10)",          # the epsilon is added last: kept
+    "y = torch.log(p + 1e-10)",
+    "y = torch.log(x - 1)",                  # one constant
+    "y = math.exp(1e-10 + 1 - p)",           # not a log
+    "y = p.clamp(1e-7, 1 - 1e-7)",            # 1 - 1e-7 is not 1 in float32
+    "y = p.clamp(0, n - 1) if n else p",      # n: a parameter, never a constant
+    "# torch.log(1e-10 + 1 - p)\ny = 1",
+])
+def test_no_absorbed_epsilon_site(src):
+    assert not absorbed(src)
+
+
+@pytest.mark.parametrize("src", [
+    "g = p.grad.clamp(min=0)",
+    "g = torch.clamp(grads, 0, 1)",
+    "g = tf.clip_by_value(g, 0., 5.)",
+    "g = x.clamp_min(-0.0)",
+    "from torch import clamp as c\ng = c(p.grad, 0, 1)",
+    "from torch import clamp\ng = clamp(p.grad, 0, 1)",
+    "clip = partial(torch.clamp, min=0)",
+    "g = jax.tree_util.tree_map(lambda g: jnp.clip(g, 0, 1), grads)",
+])
+def test_zero_clip_sites(src):
+    assert zero_clip(src)
+
+
+@pytest.mark.parametrize("src", [
+    "g = p.grad.clamp(-1, 1)",
+    "g = x.clamp(min=1e-6)",
+    "y = torch.cat(xs, dim=0)",               # a literal 0, but no clip
+    "# clamp(g, 0, 1) would be wrong\ny = 0",
+    "g = x.clamp(min=False)",                 # a bool is not the number 0 here
+])
+def test_no_zero_clip_site(src):
+    assert not zero_clip(src)
+
+
+SOURCES = [
+    "x = 1\n",
+    "@deco(a + b)\ndef f(x, y=1):\n    return g(x)[0] + h(y, z=[1, 2, 3])\n",
+    "try:\n    a = (1 + (2 + (3 + (4 + 5))))\nexcept (A, B) as e:\n    pass\n",
+    "match x:\n    case [1, 2, *rest] if rest:\n        y = 1\n",
+    "f = lambda a: lambda b: lambda c: a + b + c\n",
+    "y = (a and b and c and d and e)\nz = not not not not x\n",
+    "x = [[[[[[[[1]]]]]]]]\r\ny = 2\r\n",  # CRLF
+    "x = {'k': (1, 2),\n     'j': [f(a.b.c.d) for a in range(3) if a]}\n",
+    "class C(Base, metaclass=M):\n    def m(self):\n        with open(p) as f, g() as h:\n"
+    "            while x < y < z:\n                x = x ** -1\n",
+    "x = a" + " + a" * 300 + "\n",
+    "x = " + "(" * 60 + "1" + ")" * 60 + "\n",
+    "x = f(" + "g(" * 40 + "1" + ")" * 41 + "\ny = 1\n",
+]
+
+
+@pytest.mark.parametrize("limit", [4, 8, 15, 30, 60, 120, 1000])
+def test_nesting_bound_decides_as_the_exact_depth(limit):
+    """Statements too short to nest past the limit are not walked; the decision
+    (deeper than the limit or not) is the exact count's."""
+    sources = list(SOURCES) + [p.read_text() for p in sorted(Path(engine.__file__).parent.glob("*.py"))]
+    for src in sources:
+        checked = engine.precheck(src)
+        exact = engine._ast_depth(checked.tree, limit)
+        bounded = engine._ast_depth(checked.tree, limit, checked.text)
+        assert (exact > limit) == (bounded > limit), (src[:60], limit, exact, bounded)
+
+
+def test_deep_chain_is_still_too_deep():
+    src = "x = a" + " + a" * 1500 + "\n"
+    with pytest.raises(engine.NestingTooDeep):
+        engine.parse(src)
