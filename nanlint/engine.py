@@ -328,27 +328,37 @@ class Linter:
         if not rules:
             return True
         shaped: dict[str, bool] = {}  # rule code -> Rule.site, asked once its triggers are there
-        imported: list[frozenset[str]] = []  # ops of the imported modules: by their names, then their trees
-        deps: list[Path] = []
+        deps: list[tuple[Path, frozenset[str]]] = []  # imported project modules, the ops their names spell
 
         def site(rule: Rule) -> bool:
             if rule.code not in shaped:
                 shaped[rule.code] = rule.site(checked.tree, checked.text)
             return shaped[rule.code]
 
+        def may(present: frozenset[str]) -> bool:
+            return any(rule.can_report(present) and site(rule) for rule in rules)
+
         def enough(present: frozenset[str]) -> bool:
-            if any(rule.can_report(present) and site(rule) for rule in rules):
+            if may(present):
                 return True
-            if not any(rule.can_report(present | VALUE_SOURCES) and site(rule) for rule in rules):
+            if not may(present | VALUE_SOURCES):
                 return False  # no value an imported module can give would make it enough
-            if not imported:  # the imported modules' names first, their trees only if those could decide
-                deps.extend(self._dependencies(checked, path))
-                imported.append(self._imported_ops(checked, path, deps, exact=False))
-            if not any(rule.can_report(present | imported[0]) and site(rule) for rule in rules):
+            # the imported modules: the names in their texts bound what their trees can
+            # hold; a tree is built only while those bounds could still decide
+            if not deps:
+                deps.extend((d, self._dep_ops(d, exact=False)) for d in self._dependencies(checked, path))
+            loose = [ops for _, ops in deps]
+            if not may(present.union(*loose)):
                 return False
-            if len(imported) == 1:
-                imported.append(self._imported_ops(checked, path, deps))
-            return any(rule.can_report(present | imported[1]) and site(rule) for rule in rules)
+            found: set[str] = set()
+            for i, (dep, ops) in enumerate(deps):
+                if ops:
+                    found |= self._dep_ops(dep, exact=True)
+                    if may(present | found):
+                        return True
+                    if not may(present.union(found, *loose[i + 1:])):
+                        return False
+            return False
         return not enough(sites.scan(checked.tree, checked.text, self._wanted, enough))
 
     def _reduced(self, checked: Checked, source: bytes) -> tuple[str, list[int]] | None:
@@ -360,35 +370,30 @@ class Linter:
             return None
         return large.reduce(checked.tree, checked.text, sites.last_names(self._wanted))
 
-    def _imported_ops(self, checked: Checked, path: str | None, deps: list[Path] | None = None,
-                      exact: bool = True) -> frozenset[str]:
-        """The value-source ops the project modules imported by ``path`` (``deps``, found
-        when not given) can hold: read from their trees when ``exact``, else from the
-        names in their texts alone (more, never fewer: no tree is built)."""
+    def _dep_ops(self, dep: Path, exact: bool) -> frozenset[str]:
+        """The value-source ops an imported project module can hold: read from its tree
+        when ``exact``, else from the names in its text alone (more, never fewer; no
+        tree is built).  Remembered per process."""
         from nanlint import sites
 
-        if deps is None:
-            deps = self._dependencies(checked, path)
-        out: set[str] = set()
-        for dep in deps:
+        try:
+            st = dep.stat()
+        except OSError:
+            return frozenset()
+        key = (str(dep), st.st_mtime_ns, st.st_size, self._wanted, exact)
+        if key not in _DEP_OPS:
             try:
-                st = dep.stat()
-            except OSError:
-                continue
-            key = (str(dep), st.st_mtime_ns, st.st_size, self._wanted, exact)
-            if key not in _DEP_OPS:
-                try:
-                    if exact:
-                        dep_checked = precheck(dep.read_bytes())
-                        _DEP_OPS[key] = sites.scan(dep_checked.tree, dep_checked.text, self._wanted,
-                                                   lambda p: True) if dep_checked.tree is not None else frozenset()
-                    else:  # the first, text-only step of a scan
-                        text = dep.read_bytes().decode("utf-8", "replace")
-                        _DEP_OPS[key] = sites.scan(None, text, self._wanted, lambda p: False)  # type: ignore[arg-type]
-                except Exception:  # noqa: BLE001 - an unreadable or broken module gives nothing
-                    _DEP_OPS[key] = frozenset()
-            out |= _DEP_OPS[key]
-        return frozenset(out) & VALUE_SOURCES
+                if exact:
+                    dep_checked = precheck(dep.read_bytes())
+                    ops = sites.scan(dep_checked.tree, dep_checked.text, self._wanted, lambda p: True) \
+                        if dep_checked.tree is not None else frozenset()
+                else:  # the first, text-only step of a scan
+                    text = dep.read_bytes().decode("utf-8", "replace")
+                    ops = sites.scan(None, text, self._wanted, lambda p: False)  # type: ignore[arg-type]
+                _DEP_OPS[key] = ops & VALUE_SOURCES
+            except Exception:  # noqa: BLE001 - an unreadable or broken module gives nothing
+                _DEP_OPS[key] = frozenset()
+        return _DEP_OPS[key]
 
     def _dependencies(self, checked: Checked, path: str | None) -> list[Path]:
         from nanlint import modules

@@ -35,11 +35,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 MAX_DEPENDENCIES = 64  # project files one file's result may depend on
 MAX_DEPTH = 2  # import levels followed
+MAX_REEXPORTS = 2  # ``from M import name`` hops from the module imported to the one defining name
 _SKIP_ROOTS = frozenset({"tensorflow", "torch", "jax", "jaxlib", "keras", "optax", "flax", "haiku", "numpy",
                          "scipy", "os", "sys", "math", "re", "json", "typing", "collections", "functools",
                          "itertools", "dataclasses", "pathlib", "logging", "abc", "__future__"})
-_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b[ \t(\\]*([\w, \t]*)"
-                     r"|import[ \t]+([\w., \t]+))", re.MULTILINE)
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b[ \t\\]*"
+                     r"(\([^)]*\)|[\w, \t]*)|import[ \t]+([\w., \t]+))", re.MULTILINE)
 
 
 # Within one run (:func:`run_memo`): where each import leads, the resolved paths, and the
@@ -112,36 +113,51 @@ def _module_file(importer: Path, level: int, module: str | None, name: str | Non
 
 def dependencies(path: Path, text: str, extra: tuple[str, ...] = ()) -> list[Path]:
     """The project files ``path`` imports (directly, then theirs, ``MAX_DEPTH`` levels),
-    found by scanning import lines: a superset of what the analysis may read."""
+    found by scanning import lines: a superset of what the analysis may read.  Of a
+    package's ``__init__.py`` only the imports binding the names taken from it count
+    (``from ..schedulers import DDPMScheduler`` leads to ``scheduling_ddpm.py``, not to
+    every module the package re-exports): the analysis follows a name, not a package."""
     out: list[Path] = []
-    seen = {_resolved(path)}
-    frontier: list = [(path, None)]  # (file, its resolved path; None: the one given as text)
-    for _ in range(MAX_DEPTH):
+    listed = {_resolved(path)}
+    seen: set = set()
+    # (file, its resolved path (None: the one given as text), names taken, levels, re-export hops)
+    frontier: list = [(path, None, None, 0, 0)]
+    while frontier:
         nxt = []
-        for file, real_file in frontier:
-            direct = _direct(file, text, extra) if real_file is None else _direct_of(file, real_file, extra)
-            for dep in direct:
+        for file, real_file, names, levels, hops in frontier:
+            direct = _direct(file, text, extra) if real_file is None else _direct_of(file, real_file, extra, names)
+            for dep, words in direct:
                 real = _resolved(dep)
-                if real in seen:
+                wanted = frozenset(words) if dep.name == "__init__.py" and words else None
+                if (real, wanted) in seen or (real, None) in seen:
                     continue
-                seen.add(real)
-                out.append(dep)
-                if len(out) >= MAX_DEPENDENCIES:
-                    return out
-                nxt.append((dep, real))
+                if names is not None and hops < MAX_REEXPORTS:
+                    level, hop = levels, hops + 1  # a package passing a name on: the same level
+                else:
+                    level, hop = levels + 1, hops
+                if level > MAX_DEPTH:
+                    continue
+                seen.add((real, wanted))
+                if real not in listed:
+                    listed.add(real)
+                    out.append(dep)
+                    if len(out) >= MAX_DEPENDENCIES:
+                        return out
+                if level < MAX_DEPTH or wanted is not None:
+                    nxt.append((dep, real, wanted, level, hop))
         frontier = nxt
     return out
 
 
-def _direct_of(dep: Path, real: Path, extra: tuple[str, ...]) -> list[Path]:
+def _direct_of(dep: Path, real: Path, extra: tuple[str, ...], names: frozenset[str] | None = None) -> list:
     """:func:`_direct` of a module file read from disk (remembered within a run)."""
     key = _stat_key("direct", real) if _MEMO is not None else None
-    if key is not None and (key, extra) in _MEMO:  # type: ignore[operator]
-        return _MEMO[key, extra]  # type: ignore[index]
+    if key is not None and (key, extra, names) in _MEMO:  # type: ignore[operator]
+        return _MEMO[key, extra, names]  # type: ignore[index]
     imports = _imports_of(dep, real)
-    found = _direct(dep, imports, extra) if imports is not None else []
+    found = _direct(dep, imports, extra, names) if imports is not None else []
     if key is not None:
-        _MEMO[key, extra] = found  # type: ignore[index]
+        _MEMO[key, extra, names] = found  # type: ignore[index]
     return found
 
 
@@ -186,8 +202,9 @@ def _imports_of(dep: Path, real: Path) -> list[tuple[int, str, list[str]]] | Non
     return found
 
 
-def _import_lines(text: str) -> list[tuple[int, str, list[str]]]:
-    """(level, module, imported names) of each ``from M import names`` line."""
+def _import_lines(text: str) -> list[tuple[int, str, list[str], list[str]]]:
+    """(level, module, imported names, the names they are bound to) of each
+    ``from M import names`` line."""
     out = []
     for m in _IMPORT.finditer(text):
         dots, module, names, plain = m.groups()
@@ -196,24 +213,31 @@ def _import_lines(text: str) -> list[tuple[int, str, list[str]]]:
         level = len(dots or "")
         if not module and not level:
             continue
-        out.append((level, module, [n.split()[0] for n in (names or "").replace("(", " ").split(",") if n.split()]))
+        if names and names.startswith("("):  # parenthesized over lines, maybe with comments
+            names = re.sub(r"#[^\n]*", "", names[1:-1])
+        parts = [n.split() for n in (names or "").split(",") if n.split()]
+        out.append((level, module, [p[0] for p in parts], [p[-1] for p in parts]))
     return out
 
 
-def _direct(path: Path, text: str | list, extra: tuple[str, ...]) -> list[Path]:
-    """The modules ``from M import name`` takes names from (values, functions, classes:
-    what the analysis follows); a module imported whole (``import M``, ``from P import
-    M`` of a submodule) gives none, since attributes of a module are not followed.
-    ``text``: the source, or its :func:`_import_lines`."""
-    found: list[Path] = []
-    for level, module, words in (_import_lines(text) if isinstance(text, str) else text):
+def _direct(path: Path, text: str | list, extra: tuple[str, ...], names: frozenset[str] | None = None) -> list:
+    """(module, names taken from it) for the modules ``from M import name`` takes names
+    from (values, functions, classes: what the analysis follows); a module imported
+    whole (``import M``, ``from P import M`` of a submodule) gives none, since
+    attributes of a module are not followed.  ``text``: the source, or its
+    :func:`_import_lines`; ``names``: only the lines binding one of them (a line whose
+    names the scan cannot read, ``import *``, always counts)."""
+    found: list = []
+    for level, module, words, bound in (_import_lines(text) if isinstance(text, str) else text):
+        if names is not None and words and names.isdisjoint(bound):
+            continue
         target = module_file(path, level, module or None, None, extra)
         if target is None:
             continue
         if target.name == "__init__.py" and words and all(
                 module_file(path, level, module or None, w, extra) not in (None, target) for w in words):
             continue  # from pkg import submodule
-        found.append(target)
+        found.append((target, words))
     return found
 
 
@@ -288,8 +312,8 @@ _SUMMARIES: dict[str, tuple[tuple[int, int], dict[str, str]]] = {}
 
 def summary(path: Path) -> dict[str, str]:
     """What each top-level name of a module is bound to (``def``, ``class``, ``assign``,
-    ``other``), from CPython's parser: deciding whether a name is worth following costs
-    no libcst parse."""
+    ``from:LEVEL:MODULE:NAME`` for ``from MODULE import NAME``, ``other``), from CPython's
+    parser: deciding whether a name is worth following costs no libcst parse."""
     import ast
 
     key = str(path)
@@ -315,6 +339,8 @@ def summary(path: Path) -> dict[str, str]:
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names = [(t.id, "assign") for t in targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.ImportFrom) and node.names[0].name != "*":  # a re-export: followed
+            names = [(a.asname or a.name, f"from:{node.level}:{node.module or ''}:{a.name}") for a in node.names]
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names = [((a.asname or a.name).split(".")[0], "other") for a in node.names]
         for name, kind in names:
@@ -333,8 +359,14 @@ def _target(ctx: "FileContext", binding: Binding, kinds: tuple[str, ...]) -> tup
     if importer is None or name is None:
         return None
     extra = extra_roots(ctx.settings)
-    file = module_file(importer, level, module, None, extra)
-    if file is None or summary(file).get(name) not in kinds:
+    for _ in range(MAX_REEXPORTS + 1):  # through re-exports: a package's ``from .model import f``
+        file = module_file(importer, level, module, None, extra)
+        kind = summary(file).get(name) if file is not None else None
+        if kind is None or not kind.startswith("from:"):
+            break
+        _, hop, module, name = kind.split(":", 3)
+        importer, level, module = file, int(hop), module or None
+    if file is None or kind not in kinds:
         return None
     other = load(file, ctx)
     return (other, name) if other is not None and other is not ctx else None

@@ -150,3 +150,33 @@ def test_one_run_scans_each_imported_module_once_and_sees_changes(tmp_path, monk
     write(tmp_path, {"pkg/losses.py": MODEL_LOGITS,
                      "pkg/train9.py": TRAIN.format(source=".losses")})
     assert deps("pkg/train9.py") == [tmp_path / "pkg/losses.py"]
+
+
+def test_a_package_leads_only_to_the_modules_of_the_names_taken(run_cli, tmp_path):
+    """``from pkg import predict_proba`` reads ``pkg/__init__.py`` and the module it takes
+    that name from, not every module the package re-exports (a pipeline importing one
+    scheduler from diffusers' ``schedulers`` package depended on all 60), and the value
+    is followed through the re-export, under an alias too."""
+    from nanlint import modules
+
+    write(tmp_path, {
+        "pkg/__init__.py": """\
+            from .model import (
+                predict_proba,  # the one taken
+                predict_proba as other_name,
+            )
+            from .losses import unused
+            from .extra import *
+        """,
+        "pkg/model.py": MODEL_SOFTMAX,
+        "pkg/losses.py": "def unused():\n    return 0\n",
+        "pkg/extra.py": "X = 1\n",
+        "train.py": TRAIN.format(source="pkg"),
+        "train2.py": TRAIN.replace("predict_proba", "other_name").format(source="pkg"),
+    })
+    for name in ("train.py", "train2.py"):
+        path = tmp_path / name
+        deps = {p.relative_to(tmp_path).as_posix() for p in modules.dependencies(path, path.read_text())}
+        assert deps == {"pkg/__init__.py", "pkg/model.py", "pkg/extra.py"}, deps  # `import *`: any name
+    for name in ("train.py", "train2.py"):  # the value is followed through the package's re-export
+        assert findings(run_cli, "--isolated", "--no-cache", str(tmp_path / name)) == [f"{name}:5:NAN103"]
