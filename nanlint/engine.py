@@ -10,7 +10,9 @@ from typing import NamedTuple, Sequence
 
 import libcst as cst
 
+from nanlint import chunks as _chunks
 from nanlint import fixes as fixes_mod
+from nanlint import large as _large
 from nanlint import noqa as noqa_mod
 from nanlint.context import FileContext, RawFinding
 from nanlint.ops import VALUE_SOURCES, with_implying
@@ -106,7 +108,10 @@ def precheck(source: bytes | str) -> Checked:
     try:
         with warnings.catch_warnings():  # "invalid escape sequence" and the like: not ours to print
             warnings.simplefilter("ignore")
-            tree = compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
+            if len(source) > _large.LARGE:  # never the whole file's tree: chunk by chunk (nanlint.chunks)
+                tree = _chunks.compile_large(text)
+            else:
+                tree = compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
         return Checked(tree, None, text)
     except SyntaxError as err:
         if "too many nested" in (err.msg or "") or _bracket_depth(source) > _MAX_BRACKETS:
@@ -138,6 +143,8 @@ def parse(source: bytes | str, checked: Checked | None = None) -> cst.Module:
 def _ast_depth(tree, limit: int) -> int:
     """The nesting depth of a CPython AST, counting a chain ``a and b and c`` as libcst
     nests it (one level per operator); stops counting past ``limit``."""
+    if hasattr(tree, "nesting"):  # a large file's chunks.Skeleton: measured chunk by chunk
+        return tree.nesting(limit)
     deepest = 0
     stack = [(tree, 1)]
     while stack:
