@@ -1,0 +1,287 @@
+"""Large files (over ``large.LARGE`` bytes): the syntax check a chunk of top-level
+statements at a time (:mod:`nanlint.chunks`) and the reduction (:mod:`nanlint.large`)
+must give what CPython's whole-file compile gives: the same statements, the same
+syntax errors at the same lines, the same findings where they are.  Chunks are made
+tiny here (``target``) so that every boundary the scanner can choose is exercised."""
+
+from __future__ import annotations
+
+import ast
+import warnings
+
+import pytest
+
+from nanlint import chunks, engine, large
+from nanlint.engine import Linter
+from nanlint.rule import all_rules
+
+
+def whole(text: str) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compile(text, "<nanlint>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+
+
+def chunked(text: str, target: int) -> chunks.Skeleton:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return chunks.compile_large(text, target)
+
+
+def summary(tree) -> tuple:
+    """Per top-level statement: first line, last line, imports, names bound."""
+    firsts, lasts, imports, bound = large._statements(tree)
+    if not isinstance(tree, chunks.Skeleton):
+        bound = [() if not b else b[0] if len(b) == 1 else tuple(sorted(b)) for b in bound]
+    return list(firsts), list(lasts), set(imports), list(bound)
+
+
+def statement_starts(tree: ast.Module, text: str) -> set[int]:
+    """The offsets of the lines where a top-level statement starts (its decorators included)."""
+    starts = [0] + [m.end() for m in large._NEWLINE.finditer(text)]
+    return {starts[line - 1] for line in large._statements(tree)[0]}
+
+
+def default_linter() -> Linter:
+    return Linter([r for r in all_rules() if r.default])
+
+
+TRICKY = '''\
+"""Module docstring.
+def not_code():
+    x = (
+"""
+import os, sys as system
+from torch import nn as tnn
+
+@decorator
+def f(a,
+b):
+    return a
+# a comment between the decorator and the def
+@pytest.mark.parametrize(
+    "x",
+    [1, 2],
+)
+# comment
+def test(x):
+    pass
+@dec(a,
+     b)
+class K:
+    """Docstring
+class NotAClass:
+    """
+    y = 1
+if a:
+    pass
+elif b:
+    pass
+else:
+    pass
+try:
+    pass
+except ValueError:
+    pass
+else:
+    pass
+finally:
+    pass
+try:
+    pass
+except* TypeError:
+    pass
+for i in x:
+    pass
+else:
+    q = 2
+while w:
+    pass
+else:
+    pass
+total = 1 + \\
+2 + \\
+3
+s = \'\'\'triple
+x = 1
+\'\'\' ; t = "one line \\
+continued"
+data = [
+1,
+2,
+]
+call(
+x=1,
+)
+# comment with a backslash \\
+after = 1
+lam = {k: v for k, v in
+zip(a, b)}
+with open(p) as fh, \\
+        open(q) as gh:
+    pass
+async def g():
+    await h()
+match cmd:
+    case 1:
+        pass
+z = y = 3
+'''
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_chunks_are_cut_only_between_top_level_statements(newline):
+    text = TRICKY.replace("\n", newline)
+    tree = whole(text)
+    valid = statement_starts(tree, text)
+    cuts = chunks.cuts(text, 1)  # every candidate considered
+    assert cuts and set(cuts) <= valid
+    starts = [0] + [m.end() for m in large._NEWLINE.finditer(text)]
+    lines = {starts.index(c) + 1 for c in cuts}
+    # never before else/elif/except/finally, nor between a decorator and its def, nor in strings
+    for line in lines:
+        first = text[starts[line - 1]:].split(newline, 1)[0]
+        assert not first.startswith(("else", "elif", "except", "finally", "def not_code", "class NotAClass", "2", "x =",
+                                     "b)", "zip", ")", "]", "continued", "3"))
+        assert not first.startswith(("def f", "def test(x)", "class K")), first
+    assert summary(chunked(text, 1)) == summary(tree)
+
+
+def test_each_chunk_is_compiled_alone_and_the_skeleton_matches_the_whole_tree():
+    text = "".join(f"def f{i}(x):\n    '''doc {i}'''\n    import torch as t{i}\n    return t{i}.log(x)\n\n"
+                   for i in range(200)) + "a = tf.math\nb, c = tf.log, tf.exp\n"
+    tree = whole(text)
+    for target in (1, 100, 1000, 10**9):
+        skeleton = chunked(text, target)
+        assert summary(skeleton) == summary(tree)
+        assert len(skeleton.pieces) > 1 or target == 10**9
+        scanned = [ast.dump(n) for n in skeleton.body if not isinstance(n, ast.Expr)]
+        expected = [ast.dump(n) for n in tree.body[-2:]] + \
+            [ast.dump(n) for s in tree.body[:-2] for n in s.body if isinstance(n, ast.Import)]
+        assert sorted(scanned) == sorted(expected)
+        docs = sorted((n.lineno, n.col_offset, n.end_lineno, n.end_col_offset) for n in skeleton.body
+                      if isinstance(n, ast.Expr))
+        assert docs == sorted((s.body[0].lineno, s.body[0].col_offset, s.body[0].end_lineno, s.body[0].end_col_offset)
+                              for s in tree.body[:-2])
+
+
+ERRORS = [
+    "x = (1,\n 2]\n",  # mismatched brackets on two lines: the message names the opening line
+    "s = '''never closed\nmore\n",  # "(detected at line N)" in the message
+    "f(\n",  # never closed, at the end of the file
+    "else:\n    pass\n",  # an else with no if
+    "if x:\ny = 1\n",  # expected an indented block after 'if' statement on line N
+    "  x = 1\n",  # unexpected indent
+    "def f():\n\tif x:\n        pass\n\telse: pass\n",  # inconsistent tabs
+    "@decorator\n",  # a decorator and then the end of the file
+    "print 'hello'\n",  # Python 2
+    "x = 1 +\n",
+    "x = 'abc\n",  # unterminated string literal
+    "y = " + "(" * 250 + "1" + ")" * 250 + "\n",  # too many nested parentheses
+    "x = 1 \\\n",  # a continuation at the end of the file
+    "class A:\n    def f(self):\n        return 1\n  x = 2\n",  # unindent does not match
+    "z = {1: 2, 3}\n",
+    "x = 1\x00\n",  # a NUL byte
+]
+
+
+@pytest.mark.parametrize("error", ERRORS, ids=range(len(ERRORS)))
+@pytest.mark.parametrize("where", ["start", "middle", "end"])
+def test_a_syntax_error_is_the_whole_files_error_at_the_same_line(error, where):
+    body = "".join(f"h{i} = torch.relu(h{i - 1} * 0.5)\n" for i in range(1, 400))
+    cut = {"start": 0, "middle": len(body) // 2, "end": len(body)}[where]
+    cut = body.index("\n", cut - 1) + 1 if cut else 0
+    text = "import torch\n" + body[:cut] + error + body[cut:]
+
+    def outcome(compile_it):
+        try:
+            compile_it()
+        except SyntaxError as err:
+            return type(err).__name__, err.msg, err.lineno, err.offset, err.text, err.end_lineno, err.end_offset
+        except ValueError as err:
+            return type(err).__name__, str(err)
+        return None
+
+    expected = outcome(lambda: whole(text))
+    assert expected is not None
+    for target in (1, 300, 2000):
+        assert outcome(lambda: chunked(text, target)) == expected
+
+
+def test_a_big_display_is_compiled_in_slices_and_checked_like_the_whole():
+    rows = "".join(f"    'layer{i}.weight': torch.tensor([{i}.5, -1.0, 2e-3]),  # row {i}\n" for i in range(3000))
+    text = "import torch\n\nWEIGHTS = {\n" + rows + "}\n\n\ndef loss(logits):\n    return torch.log(logits)\n"
+    skeleton = chunked(text, 10_000)
+    assert any(slices is not None for _, _, _, slices in skeleton.pieces)  # never one tree of the whole dict
+    assert summary(skeleton) == summary(whole(text))
+    # an error in one slice, and two kinds of display mixed: CPython's own error
+    for bad in (rows.replace("'layer1500.weight': torch", "'layer1500.weight' torch"),
+                rows.replace("'layer2000.weight': torch.tensor([2000.5, -1.0, 2e-3]),", "'x',"),
+                rows.replace("    'layer2999.weight'", "    *rest, 'layer2999.weight'")):
+        broken = "import torch\n\nWEIGHTS = {\n" + bad + "}\n"
+        with pytest.raises(SyntaxError) as expected:
+            whole(broken)
+        with pytest.raises(SyntaxError) as got:
+            chunked(broken, 10_000)
+        assert (got.value.msg, got.value.lineno, got.value.offset) == \
+            (expected.value.msg, expected.value.lineno, expected.value.offset)
+    nested = "import torch\nX = torch.tensor([\n" + "".join(f"    [{i}.0, {i}.5],\n" for i in range(4000)) + "])\n"
+    skeleton = chunked(nested, 10_000)
+    assert any(slices is not None for _, _, _, slices in skeleton.pieces)
+    assert summary(skeleton) == summary(whole(nested))
+
+
+def test_nesting_depth_of_a_large_file_is_measured_chunk_by_chunk():
+    deep = "x = " + " + ".join(["a"] * 1200) + "\n"  # a chain libcst nests 1200 deep
+    text = "".join(f"v{i} = {i}\n" for i in range(3000)) + deep + "".join(f"w{i} = {i}\n" for i in range(3000))
+    skeleton = chunked(text, 2000)
+    limit = engine.MAX_DEPTH
+    assert engine._ast_depth(skeleton, limit) == engine._ast_depth(whole(text), limit) > limit
+    flat = text.replace(deep, "x = 1\n")
+    assert engine._ast_depth(chunked(flat, 2000), limit) == engine._ast_depth(whole(flat), limit) == 4
+
+
+def _big(before: list[str], after: list[str] = (), fill: int = 30_000) -> str:
+    """A file over ``large.LARGE`` bytes: ``before``, many harmless statements, ``after``."""
+    pad = "".join(f"c{i} = 'padding padding padding padding'\n" for i in range(fill))
+    return "".join(before) + pad + "".join(after)
+
+
+def test_findings_in_a_large_file_are_at_their_lines():
+    head = ["import torch\n", "import torch.nn.functional as F\n", "\x0c\n",  # a form feed is not a line break
+            "def f(z):\r\n", "    p = F.softmax(z, -1)\r\n", "    return torch.log(p)\r\n"]
+    tail = ["q = torch.softmax(h, -1)\n", "out = torch.log(q)\n"]
+    text = _big(head, tail)
+    source = text.encode()
+    assert len(source) > large.LARGE
+    result = default_linter().lint_source(source, "big.py")
+    lines = text.replace("\r\n", "\n").split("\n")
+    log_rows = [i + 1 for i, line in enumerate(lines) if "torch.log(" in line]
+    assert result.reduced
+    assert [(f.code, f.start[0]) for f in result.findings] == [("NAN101", row) for row in log_rows]
+    assert [f.start[1] for f in result.findings] == [12, 7]
+
+
+def test_a_large_file_with_a_syntax_error_reports_what_the_whole_file_compile_reports(monkeypatch):
+    text = _big(["import torch\n", "x = torch.log(p)\n"], ["y = (1,\n", "     2]\n", "z = 1\n"], fill=28_000)
+    source = text.encode()
+    assert len(source) > large.LARGE
+    chunked_findings = default_linter().lint_source(source, "big.py").findings
+    monkeypatch.setattr(large, "LARGE", 10**9)  # the whole file's compile, as before chunks
+    whole_findings = default_linter().lint_source(source, "big.py").findings
+    assert [(f.code, f.message, f.start) for f in chunked_findings] == \
+        [(f.code, f.message, f.start) for f in whole_findings]
+    [finding] = chunked_findings
+    assert finding.code == "NAN001" and finding.start[0] == text.count("\n", 0, text.index("     2]")) + 1
+    assert "does not match opening parenthesis '(' on line" in finding.message
+
+
+def test_a_deeply_nested_statement_in_a_large_file_is_nan001():
+    deep = "x = torch.log(p) + " + " + ".join(["a"] * 1100) + "\n"
+    text = _big(["import torch\n", deep])
+    result = default_linter().lint_source(text.encode(), "big.py")
+    [finding] = result.findings
+    assert finding.code == "NAN001" and "nested more than" in finding.message
+    too_many = "y = torch.log(" + "(" * 250 + "1" + ")" * 250 + ")\n"
+    [finding] = default_linter().lint_source(_big(["import torch\n", too_many]).encode(), "big.py").findings
+    assert finding.code == "NAN001" and "too many nested parentheses" in finding.message
