@@ -13,7 +13,7 @@ statement, its lines, whether it imports and the names it binds.
 
 Why a chunk compiles exactly when its part of the file does.  A cut is made only
 before a line that starts in column 0 with neither whitespace, a comment, a
-closing bracket nor ``else``/``elif``/``except``/``finally``.  The scanner below
+closing bracket, a backslash nor ``else``/``elif``/``except``/``finally``.  The scanner below
 aims those cuts (strings, comments, brackets, backslash continuations,
 decorators), but it is not what proves them: CPython's tokenizer reads a chunk
 exactly as it reads the same bytes in the file, so a chunk that compiles ends
@@ -53,7 +53,8 @@ BIG = 2  # times the target: a chunk (a statement) above that is split (compiled
 _PYCF_ONLY_AST = 0x400
 _MERGES = 2  # chunks merged forward after a failed compile before compiling the rest whole
 
-_CANDIDATE = re.compile(r"^(?=[^\s#)\]}])(?!(?:else|elif|except|finally)\b)", re.M)
+_CANDIDATE = re.compile(r"^(?=[^\s#)\]}\\])(?!(?:else|elif|except|finally)\b)", re.M)  # a line CPython
+# indents at 0: not blank, a comment, a backslash (the next line's indentation counts), a closing bracket
 _DEF = re.compile(r"(?:def|class|async)\b")
 _EVENT = re.compile(r"[#'\"]")
 _COMMENT = re.compile(r"#[^\r\n]*")

@@ -122,6 +122,8 @@ with open(p) as fh, \\
     pass
 async def g():
     await h()
+\\
+    return 1
 match cmd:
     case 1:
         pass
@@ -142,7 +144,7 @@ def test_chunks_are_cut_only_between_top_level_statements(newline):
     for line in lines:
         first = text[starts[line - 1]:].split(newline, 1)[0]
         assert not first.startswith(("else", "elif", "except", "finally", "def not_code", "class NotAClass", "2", "x =",
-                                     "b)", "zip", ")", "]", "continued", "3"))
+                                     "b)", "zip", ")", "]", "continued", "3", "\\"))
         assert not first.startswith(("def f", "def test(x)", "class K")), first
     assert summary(chunked(text, 1)) == summary(tree)
 
