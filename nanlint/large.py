@@ -41,8 +41,10 @@ def reduce(tree: ast.Module, text: str, names: frozenset[str]) -> tuple[str, lis
     def offset(line: int) -> int:  # where line ``line`` starts (past the last line: the end)
         return starts[min(line, n_lines + 1) - 1]
 
-    word = re.compile(r"\b(?:%s)\b" % "|".join(sorted(map(re.escape, names))))
-    hits = sorted({bisect.bisect_right(starts, m.start()) for m in word.finditer(text)})  # lines mentioning one
+    # ``\b`` leading the pattern would stop re from skipping ahead by the names' first letters (10x slower)
+    word = re.compile(r"(?:%s)\b" % "|".join(sorted(map(re.escape, names))))
+    hits = sorted({bisect.bisect_right(starts, s) for s in (m.start() for m in word.finditer(text))
+                   if not s or not (text[s - 1].isalnum() or text[s - 1] == "_")})  # lines mentioning one
 
     def mentions(a: int, b: int) -> bool:
         i = bisect.bisect_left(hits, a)

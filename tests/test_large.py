@@ -287,3 +287,11 @@ def test_a_deeply_nested_statement_in_a_large_file_is_nan001():
     too_many = "y = torch.log(" + "(" * 250 + "1" + ")" * 250 + ")\n"
     [finding] = default_linter().lint_source(_big(["import torch\n", too_many]).encode(), "big.py").findings
     assert finding.code == "NAN001" and "too many nested parentheses" in finding.message
+
+
+def test_the_reduction_keeps_what_mentions_a_name_whole_words_only():
+    text = ("import torch\nimport numpy as np\ncatalog = 1\nmy_log = 2\nx = catalog + my_log\n"
+            "p = torch.softmax(z, -1)\ny = torch.log(p)\nz = np.zeros(3)\n") + "".join(f"a{i} = {i}\n" for i in range(50))
+    text = text.replace("\n", "\r\n", 3)  # CRLF on the first lines: rows stay CPython's
+    reduced, rows = large.reduce(chunked(text, 40), text, frozenset({"log", "softmax"}))
+    assert rows == [1, 2, 6, 7, 8] and reduced.splitlines()[3:] == ["y = torch.log(p)", "z = np.zeros(3)"]
