@@ -224,7 +224,7 @@ def _compile(source: str) -> ast.Module:
     return compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
 
 
-def compile_large(text: str, target: int = TARGET) -> Skeleton:
+def compile_large(text: str, target: int = TARGET, source: bytes | None = None) -> Skeleton:
     """The :class:`Skeleton` of ``text``, compiled in chunks; raises what
     ``compile(text, ..., PyCF_ONLY_AST)`` raises, with the same line numbers.
 
@@ -237,13 +237,13 @@ def compile_large(text: str, target: int = TARGET) -> Skeleton:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _compile_large(text, target)
+        return _compile_large(text, target, source)
     finally:
         if enabled:
             gc.enable()
 
 
-def _compile_large(text: str, target: int) -> Skeleton:
+def _compile_large(text: str, target: int, source: bytes | None) -> Skeleton:
     tokens = _Tokens(text)
     bounds = [0] + cuts(text, target, tokens=tokens) + [len(text)]
     units: list = []  # (start, end, item cuts or None)
@@ -274,7 +274,7 @@ def _compile_large(text: str, target: int) -> Skeleton:
             i += merge + 1
             break
         else:  # the rest whole, at its own lines: CPython's error as the file's compile reports it
-            tree = _compile("\n" * (line - 1) + text[start:])
+            tree = _compile(_rest(text, start, line, source))
             _take(skeleton, tree, 0)
             skeleton.pieces.append((start, len(text), line, None))
             break
@@ -285,6 +285,24 @@ _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.Fo
              ast.With, ast.AsyncWith, ast.Try) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ()) \
     + ((ast.Match,) if hasattr(ast, "Match") else ())
 _CHAINS = (ast.Name, ast.Attribute, ast.Tuple, ast.List)  # what sites._pairs reads as an alias
+
+
+def _rest(text: str, start: int, line: int, source: bytes | None):
+    """The file from ``start`` (line ``line``) on, behind blank lines: in the file's own
+    bytes when it has them (CPython counts a syntax error's column in bytes there, in
+    characters in a str), its coding cookie kept."""
+    if source is None:
+        return "\n" * (line - 1) + text[start:]
+    if line == 1:
+        return source
+    import io
+    import tokenize
+
+    encoding = tokenize.detect_encoding(io.BytesIO(source).readline)[0]
+    if encoding == "utf-8-sig":  # the BOM changes how CPython counts columns (in characters)
+        return b"\xef\xbb\xbf" + b"\n" * (line - 1) + text[start:].encode("utf-8", "surrogateescape")
+    cookie = f"# -*- coding: {encoding} -*-\n".encode() if encoding != "utf-8" else b"\n"
+    return cookie + b"\n" * (line - 2) + text[start:].encode(encoding, "surrogateescape")
 
 
 def _take(skeleton: Skeleton, tree: ast.Module, offset: int) -> None:

@@ -109,7 +109,7 @@ def precheck(source: bytes | str) -> Checked:
         with warnings.catch_warnings():  # "invalid escape sequence" and the like: not ours to print
             warnings.simplefilter("ignore")
             if len(source) > _large.LARGE:  # never the whole file's tree: chunk by chunk (nanlint.chunks)
-                tree = _chunks.compile_large(text)
+                tree = _chunks.compile_large(text, source=source if isinstance(source, bytes) else None)
             else:
                 tree = compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
         return Checked(tree, None, text)

@@ -16,16 +16,16 @@ from nanlint.engine import Linter
 from nanlint.rule import all_rules
 
 
-def whole(text: str) -> ast.Module:
+def whole(text: str | bytes) -> ast.Module:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return compile(text, "<nanlint>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
 
 
-def chunked(text: str, target: int) -> chunks.Skeleton:
+def chunked(text: str, target: int, source: bytes | None = None) -> chunks.Skeleton:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return chunks.compile_large(text, target)
+        return chunks.compile_large(text, target, source)
 
 
 def summary(tree) -> tuple:
@@ -184,16 +184,25 @@ ERRORS = [
     "class A:\n    def f(self):\n        return 1\n  x = 2\n",  # unindent does not match
     "z = {1: 2, 3}\n",
     "x = 1\x00\n",  # a NUL byte
+    "s = 'ü' ; x = $\n",  # a column after a non-ASCII character (in bytes or characters: as CPython counts)
+    "y = 'é'; \tif x:\n",
 ]
+HEADS = {"utf-8": "", "bom": "\ufeff", "latin-1": "# -*- coding: latin-1 -*-\n"}
 
 
 @pytest.mark.parametrize("error", ERRORS, ids=range(len(ERRORS)))
 @pytest.mark.parametrize("where", ["start", "middle", "end"])
-def test_a_syntax_error_is_the_whole_files_error_at_the_same_line(error, where):
+@pytest.mark.parametrize("head", HEADS, ids=list(HEADS))
+def test_a_syntax_error_is_the_whole_files_error_at_the_same_line(error, where, head):
+    """The engine compiles a file's bytes (CPython counts columns in bytes there, unless
+    there is a BOM); the chunks compile the decoded text, and the rest of the file in
+    its own bytes once a chunk fails."""
     body = "".join(f"h{i} = torch.relu(h{i - 1} * 0.5)\n" for i in range(1, 400))
     cut = {"start": 0, "middle": len(body) // 2, "end": len(body)}[where]
     cut = body.index("\n", cut - 1) + 1 if cut else 0
-    text = "import torch\n" + body[:cut] + error + body[cut:]
+    text = HEADS[head] + "import torch\n" + body[:cut] + error + body[cut:]
+    source = text.encode("latin-1" if head == "latin-1" else "utf-8")
+    text = text.lstrip("\ufeff")
 
     def outcome(compile_it):
         try:
@@ -204,10 +213,10 @@ def test_a_syntax_error_is_the_whole_files_error_at_the_same_line(error, where):
             return type(err).__name__, str(err)
         return None
 
-    expected = outcome(lambda: whole(text))
+    expected = outcome(lambda: whole(source))
     assert expected is not None
     for target in (1, 300, 2000):
-        assert outcome(lambda: chunked(text, target)) == expected
+        assert outcome(lambda: chunked(text, target, source)) == expected
 
 
 def test_a_big_display_is_compiled_in_slices_and_checked_like_the_whole():
@@ -264,8 +273,12 @@ def test_findings_in_a_large_file_are_at_their_lines():
     assert [f.start[1] for f in result.findings] == [12, 7]
 
 
-def test_a_large_file_with_a_syntax_error_reports_what_the_whole_file_compile_reports(monkeypatch):
-    text = _big(["import torch\n", "x = torch.log(p)\n"], ["y = (1,\n", "     2]\n", "z = 1\n"], fill=28_000)
+@pytest.mark.parametrize("error, message", [
+    (["y = (1,\n", "     2]\n"], "does not match opening parenthesis '(' on line"),
+    (["s = 'ü' ; x = $\n"], "invalid syntax"),
+])
+def test_a_large_file_with_a_syntax_error_reports_what_the_whole_file_compile_reports(monkeypatch, error, message):
+    text = _big(["import torch\n", "x = torch.log(p)\n"], error + ["z = 1\n"], fill=28_000)
     source = text.encode()
     assert len(source) > large.LARGE
     chunked_findings = default_linter().lint_source(source, "big.py").findings
@@ -274,8 +287,8 @@ def test_a_large_file_with_a_syntax_error_reports_what_the_whole_file_compile_re
     assert [(f.code, f.message, f.start) for f in chunked_findings] == \
         [(f.code, f.message, f.start) for f in whole_findings]
     [finding] = chunked_findings
-    assert finding.code == "NAN001" and finding.start[0] == text.count("\n", 0, text.index("     2]")) + 1
-    assert "does not match opening parenthesis '(' on line" in finding.message
+    assert finding.code == "NAN001" and finding.start[0] == text.count("\n", 0, text.index(error[-1])) + 1
+    assert message in finding.message
 
 
 def test_a_deeply_nested_statement_in_a_large_file_is_nan001():
