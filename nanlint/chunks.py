@@ -164,8 +164,7 @@ def cuts(text: str, target: int, a: int = 0, b: int | None = None, tokens: _Toke
     b = len(text) if b is None else b
     tokens = tokens or _Tokens(text)
     out: list[int] = []
-    start = depth_at = a
-    depth = 0
+    depth_at, depth = a, 0
     pos = a + max(target, 1)
     while pos < b:
         m = _CANDIDATE.search(text, pos, b)
@@ -184,8 +183,7 @@ def cuts(text: str, target: int, a: int = 0, b: int | None = None, tokens: _Toke
         if depth != 0 or not _cut_ok(text, p, tokens):
             continue
         out.append(p)
-        start = p
-        pos = start + max(target, 1)
+        pos = p + max(target, 1)
     return out
 
 
@@ -202,7 +200,7 @@ class Skeleton(ast.Module):
     def nesting(self, limit: int) -> int:
         """The nesting depth of the file's tree (``engine._ast_depth``), compiled again
         piece by piece: only a whole-file libcst parse asks for it."""
-        from nanlint.engine import _ast_depth  # noqa: PLC0415 - engine imports this module
+        from nanlint.engine import _ast_depth  # engine imports this module
 
         deepest = 0
         for tree in self._trees():
@@ -267,8 +265,8 @@ def _compile_large(text: str, target: int, source: bytes | None) -> Skeleton:
             end = units[i + merge][1]
             try:
                 tree = _compile(text[start:end])
-            except SyntaxError:
-                continue
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue  # which error comes first, and where, is the rest's compile's to say
             _take(skeleton, tree, line - 1)
             skeleton.pieces.append((start, end, line, None))
             i += merge + 1
@@ -442,7 +440,7 @@ def _take_sliced(skeleton: Skeleton, text: str, slices, first_line: int) -> bool
     """Compile a big statement in slices (:func:`_item_cuts`) and record it; False
     when a slice does not compile or they do not all hold the same display between
     the same brackets (it is then compiled whole)."""
-    a, cut, b = slices
+    a, cut, _ = slices
     head_lines = _lines_in(text, a, cut[0])
     shape = stmt = None
     end_line = 0

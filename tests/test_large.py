@@ -216,7 +216,7 @@ def test_a_syntax_error_is_the_whole_files_error_at_the_same_line(error, where, 
     expected = outcome(lambda: whole(source))
     assert expected is not None
     for target in (1, 300, 2000):
-        assert outcome(lambda: chunked(text, target, source)) == expected
+        assert outcome(lambda t=target: chunked(text, t, source)) == expected
 
 
 def test_a_big_display_is_compiled_in_slices_and_checked_like_the_whole():
