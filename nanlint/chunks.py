@@ -34,8 +34,11 @@ an item's comma), and each slice of items is compiled inside the statement's own
 head and tail (``WEIGHTS = {`` ... ``}``).  It is accepted when every slice
 compiles and, in every slice's tree, the same node type (List, Tuple, Set, Dict)
 spans from the same opening bracket in the head to the same closing bracket in
-the tail.  Items of a display are independent in the grammar, so that proves
-what compiling the statement whole proves; anything else (a call with 100,000
+the tail, and that bracket is the one the head leaves open (so every cut lies
+between that display's own items, not inside the calls or dicts of two of its
+items, where ``f(a=1,`` + ``2)`` would slip through).  Items of a display are
+independent in the grammar, so that proves what compiling the statement whole
+proves; anything else (a call with 100,000
 arguments, a huge function body) is compiled whole, and its memory is what
 CPython's tree takes.
 """
@@ -385,9 +388,10 @@ def _pieces(text: str, start: int, end: int, target: int, tokens: _Tokens) -> li
 
 
 def _item_cuts(text: str, a: int, b: int, target: int, tokens: _Tokens):
-    """Line starts in the statement ``[a, b)``, at one bracket depth (at least 1), each
-    after a comma: the first as early as can be, then about ``target`` apart, the last
-    as late as can be; (a, cuts, b), or None when there are not two."""
+    """Line starts in the statement ``[a, b)`` at the bracket depth of its second line
+    (the display the first line opens: ``W = [``, ``X = torch.tensor([``), each after a
+    comma: the first as early as can be, then about ``target`` apart, the last as late as
+    can be; (a, cuts, b), or None when there are not two."""
     out: list[int] = []
     depth_at, depth = a, 0
     level = None
@@ -405,14 +409,17 @@ def _item_cuts(text: str, a: int, b: int, target: int, tokens: _Tokens):
             continue
         depth += _delta(text, depth_at, p) - tokens.quoted(depth_at, p)
         depth_at = p
-        if depth < 1 or (level is not None and depth != level):
+        if level is None:
+            if depth < 1:
+                return None
+            level = depth
+        if depth != level:
             continue
         code = text[max(a, p - 400):nl.start()]
         if "#" in code:
             code = _COMMENT.sub("", code)  # a comment after the comma (or a # in a string: no cut)
         if not code.rstrip().endswith(","):
             continue
-        level = depth
         if not out or p >= out[-1] + target:
             out.append(p)
             last = None
@@ -442,6 +449,9 @@ def _take_sliced(skeleton: Skeleton, text: str, slices, first_line: int) -> bool
     the same brackets (it is then compiled whole)."""
     a, cut, _ = slices
     head_lines = _lines_in(text, a, cut[0])
+    opener = _open_bracket(text[a:cut[0]])
+    if opener is None:
+        return False
     shape = stmt = None
     end_line = 0
     for k, source in enumerate(_slice_sources(text, slices)):
@@ -453,8 +463,8 @@ def _take_sliced(skeleton: Skeleton, text: str, slices, first_line: int) -> bool
             return False  # a compound statement: its nested statements would not be read
         body_lines = _lines_in(text, cut[k], cut[k + 1])
         node = _holder(tree.body[0], head_lines, head_lines + body_lines + 1)
-        if node is None:
-            return False
+        if node is None or (node.lineno, node.col_offset) != opener:
+            return False  # the cuts are not all between the items of the bracket the head leaves open
         this = (type(node), node.lineno, node.col_offset,
                 node.end_lineno - head_lines - body_lines, node.end_col_offset)  # type: ignore[operator]
         if shape is None:
@@ -469,6 +479,26 @@ def _take_sliced(skeleton: Skeleton, text: str, slices, first_line: int) -> bool
     tail_line = first_line + _lines_in(text, a, cut[-1])
     _record(skeleton, stmt, first_line, tail_line + end_line - 1)  # type: ignore[arg-type]
     return True
+
+
+def _open_bracket(head: str) -> tuple[int, int] | None:
+    """Where the innermost bracket left open at the end of ``head`` is: (line, column
+    in UTF-8 bytes, as the tree counts it)."""
+    import io
+    import tokenize
+
+    stack: list[tuple[int, int]] = []
+    lines = head.splitlines(keepends=True)
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(head).readline):
+            if tok.type == tokenize.OP and tok.string in "([{":
+                row, col = tok.start
+                stack.append((row, len(lines[row - 1][:col].encode("utf-8", "surrogateescape"))))
+            elif tok.type == tokenize.OP and tok.string in ")]}" and stack:
+                stack.pop()
+    except (tokenize.TokenError, SyntaxError, IndexError):
+        pass  # the end of the head, inside the brackets
+    return stack[-1] if stack else None
 
 
 def _holder(stmt: ast.stmt, head_lines: int, tail_from: int):

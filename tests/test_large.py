@@ -237,9 +237,30 @@ def test_a_big_display_is_compiled_in_slices_and_checked_like_the_whole():
         assert (got.value.msg, got.value.lineno, got.value.offset) == \
             (expected.value.msg, expected.value.lineno, expected.value.offset)
     nested = "import torch\nX = torch.tensor([\n" + "".join(f"    [{i}.0, {i}.5],\n" for i in range(4000)) + "])\n"
-    skeleton = chunked(nested, 10_000)
-    assert any(slices is not None for _, _, _, slices in skeleton.pieces)
-    assert summary(skeleton) == summary(whole(nested))
+    rows = "".join(f"    torch.tensor([\n        {i}.0,\n        {i}.5,\n    ]),\n" for i in range(2000))
+    multiline = "import torch\nX = [\n" + rows + "]\n"  # items over several lines, commas inside them
+    for text in (nested, multiline):
+        skeleton = chunked(text, 10_000)
+        assert any(slices is not None for _, _, _, slices in skeleton.pieces)
+        assert summary(skeleton) == summary(whole(text))
+
+
+
+def test_slices_must_cut_between_the_items_of_the_bracket_the_head_leaves_open():
+    """Cut inside the calls that are the list's items, each slice compiles (f(a=1) and
+    f(0, 7)) while the whole does not (f(a=1, 7)): the outer list spanning head to tail
+    is not enough."""
+    text = "X = [f(\n    0,\n), f(\n    a=1,\n    7,\n), f(\n    9,\n)]\n"
+    starts = [0] + [m.end() for m in large._NEWLINE.finditer(text)]
+    with pytest.raises(SyntaxError):
+        whole(text)
+    for k in range(3):
+        whole(text[:starts[2]] + text[starts[[2, 4, 7][k]]:starts[[4, 7, 7][k]]] + text[starts[7]:])
+    skeleton = chunks.Skeleton(body=[], type_ignores=[])
+    skeleton.firsts, skeleton.lasts, skeleton.imports, skeleton.binds = [], [], set(), []
+    assert not chunks._take_sliced(skeleton, text, (0, [starts[2], starts[4], starts[7]], len(text)), 1)
+    assert chunks._take_sliced(skeleton, "Y = [\n    1,\n    2,\n    3,\n]\n", (0, [6, 13, 20], 29), 1)
+    assert (skeleton.firsts, skeleton.lasts, skeleton.binds) == ([1], [5], ["Y"])
 
 
 def test_nesting_depth_of_a_large_file_is_measured_chunk_by_chunk():
