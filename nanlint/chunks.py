@@ -34,9 +34,12 @@ an item's comma), and each slice of items is compiled inside the statement's own
 head and tail (``WEIGHTS = {`` ... ``}``).  It is accepted when every slice
 compiles and, in every slice's tree, the same node type (List, Tuple, Set, Dict)
 spans from the same opening bracket in the head to the same closing bracket in
-the tail, and that bracket is the one the head leaves open (so every cut lies
-between that display's own items, not inside the calls or dicts of two of its
-items, where ``f(a=1,`` + ``2)`` would slip through).  Items of a display are
+the tail, and that display is the one the bracket the head leaves open opens
+(the node there is of that bracket's kind and no child of it starts at the
+bracket).  A slice then never closes that bracket, so every slice is whole items
+of that one display: not cuts inside the calls of two of its items, where
+``f(a=1,`` + ``7)`` passes slice by slice, nor ``[1, ], {1: 2,`` + ``3, ], {...``,
+a tuple of displays that also starts at the bracket.  Items of a display are
 independent in the grammar, so that proves what compiling the statement whole
 proves; anything else (a call with 100,000
 arguments, a huge function body) is compiled whole, and its memory is what
@@ -441,6 +444,7 @@ def _slice_sources(text: str, slices):
 
 _DISPLAYS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
 _SIMPLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)
+_OPENED_BY = {"[": (ast.List,), "{": (ast.Dict, ast.Set), "(": (ast.Tuple,)}
 
 
 def _take_sliced(skeleton: Skeleton, text: str, slices, first_line: int) -> bool:
@@ -463,8 +467,10 @@ def _take_sliced(skeleton: Skeleton, text: str, slices, first_line: int) -> bool
             return False  # a compound statement: its nested statements would not be read
         body_lines = _lines_in(text, cut[k], cut[k + 1])
         node = _holder(tree.body[0], head_lines, head_lines + body_lines + 1)
-        if node is None or (node.lineno, node.col_offset) != opener:
-            return False  # the cuts are not all between the items of the bracket the head leaves open
+        if node is None or (node.lineno, node.col_offset) != opener[:2] or type(node) not in _OPENED_BY[opener[2]] \
+                or any((getattr(c, "lineno", 0), getattr(c, "col_offset", 0)) == opener[:2]
+                       for c in ast.iter_child_nodes(node)):
+            return False  # not the display the head's open bracket opens: a cut is not between its items
         this = (type(node), node.lineno, node.col_offset,
                 node.end_lineno - head_lines - body_lines, node.end_col_offset)  # type: ignore[operator]
         if shape is None:
@@ -481,9 +487,9 @@ def _take_sliced(skeleton: Skeleton, text: str, slices, first_line: int) -> bool
     return True
 
 
-def _open_bracket(head: str) -> tuple[int, int] | None:
+def _open_bracket(head: str) -> tuple[int, int, str] | None:
     """Where the innermost bracket left open at the end of ``head`` is: (line, column
-    in UTF-8 bytes, as the tree counts it)."""
+    in UTF-8 bytes, as the tree counts it, the bracket)."""
     import io
     import tokenize
 
@@ -493,7 +499,7 @@ def _open_bracket(head: str) -> tuple[int, int] | None:
         for tok in tokenize.generate_tokens(io.StringIO(head).readline):
             if tok.type == tokenize.OP and tok.string in "([{":
                 row, col = tok.start
-                stack.append((row, len(lines[row - 1][:col].encode("utf-8", "surrogateescape"))))
+                stack.append((row, len(lines[row - 1][:col].encode("utf-8", "surrogateescape")), tok.string))
             elif tok.type == tokenize.OP and tok.string in ")]}" and stack:
                 stack.pop()
     except (tokenize.TokenError, SyntaxError, IndexError):

@@ -259,6 +259,15 @@ def test_slices_must_cut_between_the_items_of_the_bracket_the_head_leaves_open()
     skeleton = chunks.Skeleton(body=[], type_ignores=[])
     skeleton.firsts, skeleton.lasts, skeleton.imports, skeleton.binds = [], [], set(), []
     assert not chunks._take_sliced(skeleton, text, (0, [starts[2], starts[4], starts[7]], len(text)), 1)
+    # a slice that closes the head's bracket: each compiles as a tuple starting at that bracket
+    for opener, closer in (("[", "]"), ("(", ")")):
+        text = f"X = {opener}\n    1,\n{closer}, {{\n    1: 2,\n    3,\n{closer}, {{\n    4: 5,\n}}\n"
+        starts = [0] + [m.end() for m in large._NEWLINE.finditer(text)]
+        with pytest.raises(SyntaxError):
+            whole(text)
+        whole(text[:starts[2]] + text[starts[2]:starts[4]] + text[starts[7]:])
+        whole(text[:starts[2]] + text[starts[4]:starts[7]] + text[starts[7]:])
+        assert not chunks._take_sliced(skeleton, text, (0, [starts[2], starts[4], starts[7]], len(text)), 1)
     assert chunks._take_sliced(skeleton, "Y = [\n    1,\n    2,\n    3,\n]\n", (0, [6, 13, 20], 29), 1)
     assert (skeleton.firsts, skeleton.lasts, skeleton.binds) == ([1], [5], ["Y"])
 
