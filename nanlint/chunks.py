@@ -36,10 +36,12 @@ compiles and, in every slice's tree, the same node type (List, Tuple, Set, Dict)
 spans from the same opening bracket in the head to the same closing bracket in
 the tail, and that display is the one the bracket the head leaves open opens
 (the node there is of that bracket's kind and no child of it starts at the
-bracket).  A slice then never closes that bracket, so every slice is whole items
-of that one display: not cuts inside the calls of two of its items, where
-``f(a=1,`` + ``7)`` passes slice by slice, nor ``[1, ], {1: 2,`` + ``3, ], {...``,
-a tuple of displays that also starts at the bracket.  Items of a display are
+bracket), every cut follows a comma, and no item of that display starts before
+a cut and ends after it.  Every slice is then whole items of that one display:
+not cuts inside the calls of two of its items, where ``f(a=1,`` + ``7)`` passes
+slice by slice, nor ``[1, ], {1: 2,`` + ``3, ], {...`` (a tuple of displays that
+also starts at the bracket), nor ``x[1:2,`` + ``x[1:2,`` + ``],`` (each slice's
+subscript closed by the tail).  Items of a display are
 independent in the grammar, so that proves what compiling the statement whole
 proves; anything else (a call with 100,000
 arguments, a huge function body) is compiled whole, and its memory is what
@@ -418,10 +420,7 @@ def _item_cuts(text: str, a: int, b: int, target: int, tokens: _Tokens):
             level = depth
         if depth != level:
             continue
-        code = text[max(a, p - 400):nl.start()]
-        if "#" in code:
-            code = _COMMENT.sub("", code)  # a comment after the comma (or a # in a string: no cut)
-        if not code.rstrip().endswith(","):
+        if not _after_comma(text, a, p):
             continue
         if not out or p >= out[-1] + target:
             out.append(p)
@@ -433,6 +432,14 @@ def _item_cuts(text: str, a: int, b: int, target: int, tokens: _Tokens):
     if len(out) < 2:
         return None
     return (a, out, b)
+
+
+def _after_comma(text: str, a: int, p: int) -> bool:
+    """Whether the code of the line before line start ``p`` ends with a comma."""
+    code = text[max(a, p - 400):p]
+    if "#" in code:
+        code = _COMMENT.sub("", code)  # a comment after the comma (or a # in a string: no cut)
+    return code.rstrip().endswith(",")
 
 
 def _slice_sources(text: str, slices):
@@ -454,7 +461,7 @@ def _take_sliced(skeleton: Skeleton, text: str, slices, first_line: int) -> bool
     a, cut, _ = slices
     head_lines = _lines_in(text, a, cut[0])
     opener = _open_bracket(text[a:cut[0]])
-    if opener is None:
+    if opener is None or not all(_after_comma(text, a, c) for c in cut):
         return False
     shape = stmt = None
     end_line = 0
@@ -466,11 +473,15 @@ def _take_sliced(skeleton: Skeleton, text: str, slices, first_line: int) -> bool
         if len(tree.body) != 1 or type(tree.body[0]) not in _SIMPLE:
             return False  # a compound statement: its nested statements would not be read
         body_lines = _lines_in(text, cut[k], cut[k + 1])
-        node = _holder(tree.body[0], head_lines, head_lines + body_lines + 1)
-        if node is None or (node.lineno, node.col_offset) != opener[:2] or type(node) not in _OPENED_BY[opener[2]] \
-                or any((getattr(c, "lineno", 0), getattr(c, "col_offset", 0)) == opener[:2]
-                       for c in ast.iter_child_nodes(node)):
-            return False  # not the display the head's open bracket opens: a cut is not between its items
+        tail_from = head_lines + body_lines + 1
+        node = _holder(tree.body[0], head_lines, tail_from)
+        if node is None or (node.lineno, node.col_offset) != opener[:2] or type(node) not in _OPENED_BY[opener[2]]:
+            return False  # not the display the head's open bracket opens
+        for c in ast.iter_child_nodes(node):
+            first, last = getattr(c, "lineno", 0), getattr(c, "end_lineno", 0)
+            if (first, c.col_offset if first else 0) == opener[:2] or first <= head_lines < last \
+                    or first < tail_from <= last:
+                return False  # a cut is not between the display's items: one starts before it and ends after
         this = (type(node), node.lineno, node.col_offset,
                 node.end_lineno - head_lines - body_lines, node.end_col_offset)  # type: ignore[operator]
         if shape is None:
