@@ -13,13 +13,13 @@ statement, its lines, whether it imports and the names it binds.
 
 Why a chunk compiles exactly when its part of the file does.  A cut is made only
 before a line that starts in column 0 with neither whitespace, a comment, a
-closing bracket, a backslash nor ``else``/``elif``/``except``/``finally``.  The scanner below
-aims those cuts (strings, comments, brackets, backslash continuations,
-decorators), but it is not what proves them: CPython's tokenizer reads a chunk
-exactly as it reads the same bytes in the file, so a chunk that compiles ends
-outside any string, bracket or continuation, after a complete statement (a
-dangling decorator does not compile), and the line after the cut can only start
-a new top-level statement.  A chunk that fails to compile is merged with the
+closing bracket, a backslash nor ``else``/``elif``/``except``/``finally``.  The
+scanner below aims those cuts (strings, comments, brackets, backslash
+continuations, decorators), but it is not what proves them: CPython's tokenizer
+reads a chunk exactly as it reads the same bytes in the file, so a chunk that
+compiles ends outside any string, bracket or continuation, after a complete
+statement (a dangling decorator does not compile), and the line after the cut
+can only start a new top-level statement.  A chunk that fails to compile is merged with the
 next one (a misjudged cut); when that fails too, the rest of the file from the
 chunk's start is compiled in one piece behind as many blank lines as come before
 it, so a syntax error is CPython's own (message, line, column, text) as the whole
@@ -41,11 +41,10 @@ a cut and ends after it.  Every slice is then whole items of that one display:
 not cuts inside the calls of two of its items, where ``f(a=1,`` + ``7)`` passes
 slice by slice, nor ``[1, ], {1: 2,`` + ``3, ], {...`` (a tuple of displays that
 also starts at the bracket), nor ``x[1:2,`` + ``x[1:2,`` + ``],`` (each slice's
-subscript closed by the tail).  Items of a display are
-independent in the grammar, so that proves what compiling the statement whole
-proves; anything else (a call with 100,000
-arguments, a huge function body) is compiled whole, and its memory is what
-CPython's tree takes.
+subscript closed by the tail).  Items of a display are independent in the
+grammar, so that proves what compiling the statement whole proves; anything
+else (a call with 100,000 arguments, a huge function body, a display on one
+line) is compiled whole, and its memory is what CPython's tree takes.
 """
 
 from __future__ import annotations
