@@ -11,7 +11,9 @@ from typing import NamedTuple, Sequence
 
 import libcst as cst
 
+from nanlint import chunks as _chunks
 from nanlint import fixes as fixes_mod
+from nanlint import large as _large
 from nanlint import noqa as noqa_mod
 from nanlint.context import FileContext, RawFinding
 from nanlint.ops import VALUE_SOURCES, with_implying
@@ -107,7 +109,10 @@ def precheck(source: bytes | str) -> Checked:
     try:
         with warnings.catch_warnings():  # "invalid escape sequence" and the like: not ours to print
             warnings.simplefilter("ignore")
-            tree = compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
+            if len(source) > _large.LARGE:  # never the whole file's tree: chunk by chunk (nanlint.chunks)
+                tree = _chunks.compile_large(text, source=source if isinstance(source, bytes) else None)
+            else:
+                tree = compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
         return Checked(tree, None, text)
     except SyntaxError as err:
         if "too many nested" in (err.msg or "") or _bracket_depth(source) > _MAX_BRACKETS:
@@ -146,6 +151,8 @@ def _ast_depth(tree, limit: int, text: str | None = None) -> int:
     levels (a leaf's context node), so a statement of ``n`` characters at statement depth
     ``d`` nests at most ``d + 2n + 2`` deep.  The returned depth is then a bound, exact
     only past ``limit``."""
+    if hasattr(tree, "nesting"):  # a large file's chunks.Skeleton: measured chunk by chunk
+        return tree.nesting(limit)
     starts = None
     if text is not None and "\r" not in text.replace("\r\n", "\n"):  # CPython's lines are text's \n-lines
         starts = [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))]
@@ -331,8 +338,8 @@ class Linter:
         deps: list[tuple[Path, frozenset[str]]] = []  # imported project modules, the ops their names spell
 
         def site(rule: Rule) -> bool:
-            if rule.code not in shaped:
-                shaped[rule.code] = rule.site(checked.tree, checked.text)
+            if rule.code not in shaped:  # a large file's skeleton has no calls to read: yes
+                shaped[rule.code] = isinstance(checked.tree, _chunks.Skeleton) or rule.site(checked.tree, checked.text)
             return shaped[rule.code]
 
         def may(present: frozenset[str]) -> bool:
