@@ -303,6 +303,19 @@ def test_findings_in_a_large_file_are_at_their_lines():
     assert [f.start[1] for f in result.findings] == [12, 7]
 
 
+def test_rules_that_start_from_a_shape_still_report_in_a_large_file():
+    """NAN105 and NAN503 start only from some shapes of their calls' arguments, which
+    the site filter reads from the tree (Rule.site); a large file's skeleton has no calls,
+    so it counts as holding them."""
+    head = ["import torch\n"]
+    tail = ["def f(p):\n", "    return torch.log(1e-10 + 1 - p)\n",
+            "def step(model):\n", "    for p in model.parameters():\n", "        p.grad.data.clamp_(min=0)\n"]
+    source = _big(head, tail).encode()
+    assert len(source) > large.LARGE
+    result = default_linter().lint_source(source, "big.py")
+    assert sorted(f.code for f in result.findings) == ["NAN105", "NAN503"]
+
+
 @pytest.mark.parametrize("error, message", [
     (["y = (1,\n", "     2]\n"], "does not match opening parenthesis '(' on line"),
     (["s = 'ü' ; x = $\n"], "invalid syntax"),
