@@ -205,9 +205,9 @@ class Skeleton(ast.Module):
     binds: list  # the names it binds: () or a name or a tuple of names
 
     def nesting(self, limit: int) -> int:
-        """The nesting depth of the file's tree (``engine._ast_depth``), compiled again
+        """The nesting depth of the file's tree (``syntax._ast_depth``), compiled again
         piece by piece: only a whole-file libcst parse asks for it."""
-        from nanlint.engine import _ast_depth  # engine imports this module
+        from nanlint.syntax import _ast_depth  # syntax imports this module
 
         deepest = 0
         for tree in self._trees():

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import ast
-import itertools
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import Sequence
 
 import libcst as cst
 
-from nanlint import chunks as _chunks
 from nanlint import fixes as fixes_mod
-from nanlint import large as _large
 from nanlint import noqa as noqa_mod
 from nanlint.context import FileContext, RawFinding
-from nanlint.ops import VALUE_SOURCES, with_implying
 from nanlint.rule import Rule
+from nanlint.site_filter import SiteFilter
+from nanlint.syntax import Checked, NestingTooDeep, parse, parse_error_message, precheck
 
 MAX_FIX_PASSES = 10
 PARSE_ERROR = ("NAN001", "parse-error")
@@ -67,231 +62,6 @@ class FileResult:
     reduced: bool = False  # a large file of which only the statements that can hold a finding were parsed
 
 
-_DEP_OPS: dict[tuple, frozenset[str]] = {}  # ops of imported project modules, per process
-MAX_DEPTH = 1000  # expression nesting nanlint analyses (CPython itself stops near 3000)
-_PYCF_ONLY_AST = 0x400
-_MAX_BRACKETS = 200  # CPython's limit on nested brackets; libcst's native parser overflows its stack far past it
-
-
-class NestingTooDeep(Exception):
-    """The source is nested too deeply to analyse; reported as NAN001."""
-
-
-class Checked(NamedTuple):
-    """What :func:`precheck` learnt of a source."""
-
-    tree: ast.Module | None  # CPython's tree; None when CPython rejected the source
-    rejected: SyntaxError | None  # why (it may be syntax newer than this interpreter)
-    text: str  # the decoded source
-
-
-def precheck(source: bytes | str) -> Checked:
-    """Decode ``source`` and parse it with CPython's parser.
-
-    CPython's parser goes first: it is cheap, it fails safely where libcst's native
-    parser would overflow the C stack (brackets nested thousands deep kill the
-    process) or take minutes (chains nested thousands deep), and it rejects what
-    libcst accepts but no Python 3 runs (``except E, e:``).  Syntax newer than the
-    running interpreter (PEP 695 ``type``/generics, PEP 701 f-strings) is rejected
-    here and still accepted by :func:`parse` when libcst parses it.  Raises
-    SyntaxError, UnicodeDecodeError (CPython lets undecodable bytes in comments
-    through; Python refuses to run them) or NestingTooDeep when the file cannot be
-    analysed at all."""
-    import warnings
-
-    if isinstance(source, str):
-        text = source
-    else:
-        import io
-        import tokenize
-
-        text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
-    try:
-        with warnings.catch_warnings():  # "invalid escape sequence" and the like: not ours to print
-            warnings.simplefilter("ignore")
-            if len(source) > _large.LARGE:  # never the whole file's tree: chunk by chunk (nanlint.chunks)
-                tree = _chunks.compile_large(text, source=source if isinstance(source, bytes) else None)
-            else:
-                tree = compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
-        return Checked(tree, None, text)
-    except SyntaxError as err:
-        if "too many nested" in (err.msg or "") or _bracket_depth(source) > _MAX_BRACKETS:
-            raise
-        return Checked(None, err, text)
-    except (RecursionError, MemoryError):
-        raise NestingTooDeep("expressions nested too deeply for the Python parser") from None
-    except ValueError as err:  # "source code string cannot contain null bytes"
-        raise SyntaxError(str(err)) from None
-
-
-def parse(source: bytes | str, checked: Checked | None = None) -> cst.Module:
-    """The libcst tree of ``source``, after CPython's own parser accepted it
-    (:func:`precheck`, or its result ``checked``) and its nesting is within
-    what libcst can take."""
-    from nanlint.walk import parse as fast_parse  # the same tree, ~25% faster
-
-    tree, rejected, text = checked if checked is not None else precheck(source)
-    if tree is not None:
-        depth = _ast_depth(tree, MAX_DEPTH, text)
-        if depth > MAX_DEPTH:
-            raise NestingTooDeep(f"expressions nested more than {MAX_DEPTH} deep")
-    module = fast_parse(source)
-    if rejected is not None and not _newer_syntax(module, rejected):
-        raise rejected
-    return module
-
-
-def _ast_depth(tree, limit: int, text: str | None = None) -> int:
-    """The nesting depth of a CPython AST, counting a chain ``a and b and c`` as libcst
-    nests it (one level per operator); stops counting past ``limit``.
-
-    Given the source ``text``, a statement too short to nest past ``limit`` is not
-    walked: below a statement, every level of an expression takes at least one
-    character of source (an operator, a bracket, a dot, a keyword) and adds at most two
-    levels (a leaf's context node), so a statement of ``n`` characters at statement depth
-    ``d`` nests at most ``d + 2n + 2`` deep.  The returned depth is then a bound, exact
-    only past ``limit``."""
-    if hasattr(tree, "nesting"):  # a large file's chunks.Skeleton: measured chunk by chunk
-        return tree.nesting(limit)
-    starts = None
-    if text is not None and "\r" not in text.replace("\r\n", "\n"):  # CPython's lines are text's \n-lines
-        starts = [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))]
-    deepest = 0
-    stack = [(tree, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > deepest:
-            deepest = depth
-            if deepest > limit:
-                break
-        if starts is not None and isinstance(node, ast.stmt) and not getattr(node, "handlers", None) \
-                and not getattr(node, "cases", None):
-            line = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
-            end = node.end_lineno or node.lineno
-            body = getattr(node, "body", None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                end = body[0].lineno  # a compound statement's own part ends where its body starts
-            if end < len(starts):
-                span = starts[end] - starts[line - 1]  # whole lines: never less than the statement
-                if depth + 2 * span + 2 <= limit:
-                    deepest = max(deepest, min(depth + 2 * span + 2, limit))
-                    for child in _statements_below(node):
-                        stack.append((child, depth + 1))
-                    continue
-        for child in ast.iter_child_nodes(node):
-            step = len(child.values) - 1 if isinstance(child, ast.BoolOp) else 1
-            stack.append((child, depth + max(step, 1)))
-    return deepest
-
-
-def _statements_below(node: ast.stmt):
-    """The statements nested in a compound statement without handlers or cases."""
-    for field in ("body", "orelse", "finalbody"):
-        for child in getattr(node, field, ()) or ():
-            if isinstance(child, ast.stmt):
-                yield child
-
-
-def _bracket_depth(source: bytes | str) -> int:
-    """A conservative upper bound of the bracket nesting (strings and comments included)."""
-    data = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
-    depth = deepest = 0
-    for byte in data:
-        if byte in b"([{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-        elif byte in b")]}" and depth:
-            depth -= 1
-    return deepest
-
-
-def _newer_syntax(module: cst.Module, err: SyntaxError) -> bool:
-    """Whether CPython rejected ``module`` only for syntax newer than itself."""
-    import sys
-
-    if sys.version_info >= (3, 12):
-        return False
-    if "f-string" in (err.msg or ""):
-        return True  # PEP 701 (3.12): quotes and backslashes inside replacement fields
-    newer = tuple(t for t in (getattr(cst, n, None) for n in ("TypeAlias", "TypeParameters")) if t)
-
-    class Finder(cst.CSTVisitor):
-        found = False
-
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if isinstance(node, newer):
-                Finder.found = True
-            return not Finder.found
-
-    try:
-        module.visit(Finder())
-    except RecursionError:
-        return False
-    return Finder.found
-
-
-_PY2 = re.compile(r"^\s*(print\s+[^\s(=]|exec\s+[\"'a-zA-Z])|except\s+[\w.]+\s*,\s*\w+\s*:|^\s*raise\s+[\w.]+\s*,")
-
-
-def parse_error_message(exc: Exception) -> tuple[str, tuple[int, int]]:
-    if isinstance(exc, cst.ParserSyntaxError):
-        message = exc.message.strip().splitlines()[0] if exc.message.strip() else "invalid syntax"
-        message = re.sub(r"^parser error: error at \d+:\d+: ", "", message)
-        if message.startswith("expected one of"):
-            message = "invalid syntax"
-        python_reason = _python_reason(getattr(exc, "_source", None))
-        if python_reason:
-            message = python_reason
-        elif _python_accepts(getattr(exc, "_source", None)):
-            message = f"libcst cannot parse this file, though Python accepts it ({message})"
-        line, col = exc.raw_line, exc.raw_column + 1
-        hint = ""
-        lines = getattr(exc, "_lines", None) or []
-        text = lines[line - 1] if 0 < line <= len(lines) else ""
-        if _PY2.search(text):
-            hint = " (Python 2 syntax?)"
-        return f"SyntaxError: {message}{hint}", (line, max(col, 1))
-    if isinstance(exc, UnicodeDecodeError):
-        return f"cannot decode source: {exc.reason} at byte {exc.start} (add a PEP 263 coding cookie?)", (1, 1)
-    if isinstance(exc, (RecursionError, NestingTooDeep)):
-        detail = str(exc) if isinstance(exc, NestingTooDeep) else "expressions nested too deeply"
-        return f"cannot analyse: {detail} (nanlint's limit, not a Python error)", (1, 1)
-    if isinstance(exc, SyntaxError):
-        message = (exc.msg or "invalid syntax").splitlines()[0] if exc.msg else "invalid syntax"
-        text = (exc.text or "")
-        hint = ""
-        if _PY2.search(text) and "Python 2" not in message:
-            hint = " (Python 2 syntax?)"
-        line = exc.lineno or 1
-        col = exc.offset or 1
-        return f"SyntaxError: {message}{hint}", (max(line, 1), max(col, 1))
-    return f"{type(exc).__name__}: {exc}".splitlines()[0], (1, 1)
-
-
-def _python_accepts(source) -> bool:
-    if source is None:
-        return False
-    try:
-        compile(source, "<nanlint>", "exec", dont_inherit=True, flags=_PYCF_ONLY_AST)
-    except BaseException:  # noqa: BLE001
-        return False
-    return True
-
-
-def _python_reason(source) -> str | None:
-    """CPython's own wording for a syntax error (e.g. "Missing parentheses in call to 'print'")."""
-    if source is None:
-        return None
-    try:
-        compile(source, "<nanlint>", "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
-    except SyntaxError as err:
-        return err.msg
-    except Exception:  # noqa: BLE001
-        return None
-    return None
-
-
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     if len(text) > 200:
@@ -314,100 +84,14 @@ class Linter:
         self.rules = list(rules)
         self.settings = settings or {}
         self.check_parse = any(r.code == PARSE_ERROR[0] for r in self.rules)
-        # rules whose Rule.site is their own go last: it is asked only when no other rule can report
-        self._site_rules = sorted((r for r in self.rules if r.code != PARSE_ERROR[0]),
-                                  key=lambda r: type(r).site is not Rule.site)
-        # every op and site key some rule's triggers name; None: a rule may report anywhere
-        self._wanted = None if any(r.triggers is None for r in self._site_rules) else \
-            frozenset(k for r in self._site_rules for group in r.triggers  # type: ignore[union-attr]
-                      for k in with_implying(group))
+        self.sites = SiteFilter([r for r in self.rules if r.code != PARSE_ERROR[0]], self.settings)
 
     def cannot_report(self, checked: Checked, path: str | None = None) -> bool:
-        """True when no enabled rule can report in a source (whose :func:`precheck` is
-        ``checked``): it lacks some group of every rule's triggers (:mod:`nanlint.sites`),
-        counting the ops of the project modules it imports (a value may come from them),
-        so it need not be parsed with libcst."""
-        from nanlint import sites
-
-        if checked.tree is None or self._wanted is None:
-            return False
-        rules = [r for r in self._site_rules if r.wanted(checked.text)]  # as run_rules skips them
-        if not rules:
-            return True
-        shaped: dict[str, bool] = {}  # rule code -> Rule.site, asked once its triggers are there
-        deps: list[tuple[Path, frozenset[str]]] = []  # imported project modules, the ops their names spell
-
-        def site(rule: Rule) -> bool:
-            if rule.code not in shaped:  # a large file's skeleton has no calls to read: yes
-                shaped[rule.code] = isinstance(checked.tree, _chunks.Skeleton) or rule.site(checked.tree, checked.text)
-            return shaped[rule.code]
-
-        def may(present: frozenset[str]) -> bool:
-            return any(rule.can_report(present) and site(rule) for rule in rules)
-
-        def enough(present: frozenset[str]) -> bool:
-            if may(present):
-                return True
-            if not may(present | VALUE_SOURCES):
-                return False  # no value an imported module can give would make it enough
-            # the imported modules: the names in their texts bound what their trees can
-            # hold; a tree is built only while those bounds could still decide
-            if not deps:
-                deps.extend((d, self._dep_ops(d, exact=False)) for d in self._dependencies(checked, path))
-            loose = [ops for _, ops in deps]
-            if not may(present.union(*loose)):
-                return False
-            found: set[str] = set()
-            for i, (dep, ops) in enumerate(deps):
-                if ops:
-                    found |= self._dep_ops(dep, exact=True)
-                    if may(present | found):
-                        return True
-                    if not may(present.union(found, *loose[i + 1:])):
-                        return False
-            return False
-        return not enough(sites.scan(checked.tree, checked.text, self._wanted, enough))
+        """True when no enabled rule can report in a source (:mod:`nanlint.site_filter`)."""
+        return self.sites.cannot_report(checked, path)
 
     def _reduced(self, checked: Checked, source: bytes) -> tuple[str, list[int]] | None:
-        """A large file's text with only the statements that can hold a finding
-        (:mod:`nanlint.large`), or None to parse it whole."""
-        from nanlint import large, sites
-
-        if len(source) <= large.LARGE or checked.tree is None or self._wanted is None:
-            return None
-        return large.reduce(checked.tree, checked.text, sites.last_names(self._wanted))
-
-    def _dep_ops(self, dep: Path, exact: bool) -> frozenset[str]:
-        """The value-source ops an imported project module can hold: read from its tree
-        when ``exact``, else from the names in its text alone (more, never fewer; no
-        tree is built).  Remembered per process."""
-        from nanlint import sites
-
-        try:
-            st = dep.stat()
-        except OSError:
-            return frozenset()
-        key = (str(dep), st.st_mtime_ns, st.st_size, self._wanted, exact)
-        if key not in _DEP_OPS:
-            try:
-                if exact:
-                    dep_checked = precheck(dep.read_bytes())
-                    ops = sites.scan(dep_checked.tree, dep_checked.text, self._wanted, lambda p: True) \
-                        if dep_checked.tree is not None else frozenset()
-                else:  # the first, text-only step of a scan
-                    text = dep.read_bytes().decode("utf-8", "replace")
-                    ops = sites.scan(None, text, self._wanted, lambda p: False)  # type: ignore[arg-type]
-                _DEP_OPS[key] = ops & VALUE_SOURCES
-            except Exception:  # noqa: BLE001 - an unreadable or broken module gives nothing
-                _DEP_OPS[key] = frozenset()
-        return _DEP_OPS[key]
-
-    def _dependencies(self, checked: Checked, path: str | None) -> list[Path]:
-        from nanlint import modules
-
-        if not path or path.startswith("<") or "import" not in checked.text:
-            return []
-        return list(modules.dependencies(Path(path), checked.text, modules.extra_roots(self.settings)))
+        return self.sites.reduced(checked, source)
 
     # --- one pass ---------------------------------------------------------------
     def run_rules(self, module: cst.Module, text: str, path: str) -> tuple[FileContext, list[RawFinding]]:

@@ -11,7 +11,7 @@ import warnings
 
 import pytest
 
-from nanlint import chunks, engine, large
+from nanlint import chunks, large, syntax
 from nanlint.engine import Linter
 from nanlint.rule import all_rules
 
@@ -276,10 +276,10 @@ def test_nesting_depth_of_a_large_file_is_measured_chunk_by_chunk():
     deep = "x = " + " + ".join(["a"] * 1200) + "\n"  # a chain libcst nests 1200 deep
     text = "".join(f"v{i} = {i}\n" for i in range(3000)) + deep + "".join(f"w{i} = {i}\n" for i in range(3000))
     skeleton = chunked(text, 2000)
-    limit = engine.MAX_DEPTH
-    assert engine._ast_depth(skeleton, limit) == engine._ast_depth(whole(text), limit) > limit
+    limit = syntax.MAX_DEPTH
+    assert syntax._ast_depth(skeleton, limit) == syntax._ast_depth(whole(text), limit) > limit
     flat = text.replace(deep, "x = 1\n")
-    assert engine._ast_depth(chunked(flat, 2000), limit) == engine._ast_depth(whole(flat), limit) == 4
+    assert syntax._ast_depth(chunked(flat, 2000), limit) == syntax._ast_depth(whole(flat), limit) == 4
 
 
 def _big(before: list[str], after: list[str] = (), fill: int = 30_000) -> str:

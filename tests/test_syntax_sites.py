@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nanlint import engine, syntax_sites
+from nanlint import syntax, syntax_sites
 from nanlint import ops as o
 from nanlint.sites import last_names
 
@@ -105,15 +105,15 @@ SOURCES = [
 def test_nesting_bound_decides_as_the_exact_depth(limit):
     """Statements too short to nest past the limit are not walked; the decision
     (deeper than the limit or not) is the exact count's."""
-    sources = list(SOURCES) + [p.read_text() for p in sorted(Path(engine.__file__).parent.glob("*.py"))]
+    sources = list(SOURCES) + [p.read_text() for p in sorted(Path(syntax.__file__).parent.glob("*.py"))]
     for src in sources:
-        checked = engine.precheck(src)
-        exact = engine._ast_depth(checked.tree, limit)
-        bounded = engine._ast_depth(checked.tree, limit, checked.text)
+        checked = syntax.precheck(src)
+        exact = syntax._ast_depth(checked.tree, limit)
+        bounded = syntax._ast_depth(checked.tree, limit, checked.text)
         assert (exact > limit) == (bounded > limit), (src[:60], limit, exact, bounded)
 
 
 def test_deep_chain_is_still_too_deep():
     src = "x = a" + " + a" * 1500 + "\n"
-    with pytest.raises(engine.NestingTooDeep):
-        engine.parse(src)
+    with pytest.raises(syntax.NestingTooDeep):
+        syntax.parse(src)
