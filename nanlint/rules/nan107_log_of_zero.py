@@ -22,12 +22,18 @@ class LogOfZero(Rule):
     name = "log-of-zero"
     summary = "log of a value that reaches 0: an underflowing probability, 1 - p, relu, a count, matmul + b"
     fix = fixes.UNSAFE  # its best fix is a guard; the log of a hand-written sigmoid is NAN102's (safe)
-    default = False  # opt-in: below the 0.9 precision bar on the training corpus (docs/zero-rules.md)
+    default = True  # strong evidence only; the weak classes are NAN110's (docs/zero-rules.md)
     supersedes = ("NAN109",)
     needs = ("log",)
     triggers = (frozenset({o.LOG}),)
 
     def check(self, ctx: FileContext) -> None:
+        for node, message, fix, zero in self.findings(ctx):
+            if zero.strong:
+                ctx.report(node, message, fix)
+
+    def findings(self, ctx: FileContext):
+        """Every log whose argument reaches 0, strong evidence or weak (NAN110 reports those)."""
         for log in ctx.calls(o.LOG):
             if log.x is None or UnguardedLog.covered(ctx, log.x, log.scope) or self.handled(ctx, log):
                 continue
@@ -38,7 +44,7 @@ class LogOfZero(Rule):
             outcome = "NaN (and -inf at 0)" if zero.negative else "-inf, and its gradient inf/NaN"
             message = (f"log of {zero.what}{where}: {zero.why}, where the log is {outcome}; "
                        + self.advice(zero))
-            ctx.report(log.node, message, self.make_fix(ctx, log, zero))
+            yield log.node, message, self.make_fix(ctx, log, zero), zero
 
     @staticmethod
     def handled(ctx: FileContext, log: OpCall) -> bool:
