@@ -219,3 +219,33 @@ def test_log_of_relu_from_another_module_is_display_only(run_cli, tmp_path):
 def test_log_of_a_hand_written_sigmoid_is_nan102s(src):
     """NAN102 (default) owns the log of any sigmoid, hand-written ones included; NAN107 defers."""
     assert [f.code for f in lint(src, select=["NAN102", "NAN107"])] == ["NAN102"]
+
+
+# --- the other sinks of the log family: log2, log10, lgamma, digamma, atanh -------------------
+@pytest.mark.parametrize("src,what", [
+    ("import torch\ndef f(logits):\n    return torch.log2(torch.softmax(logits, -1))\n", "log2 of a softmax"),
+    ("import torch\ndef f(x):\n    return torch.relu(x).log10()\n", "log10 of a relu"),
+    ("import jax.numpy as jnp\ndef f(x, y):\n    return jnp.log2(jnp.maximum(x - y, 0.0))\n", "log2 of maximum"),
+    ("from keras import ops\ndef f(x):\n    return ops.log10(ops.relu(x))\n", "log10 of a relu"),
+    ("import tensorflow as tf\ndef f(x):\n    return tf.math.lgamma(tf.nn.relu(x))\n", "lgamma of a relu"),
+    ("import tensorflow as tf\ndef f(x):\n    return tf.math.digamma(tf.nn.relu(x))\n", "digamma of a relu"),
+    ("import torch\ndef f(a, b):\n    return torch.special.gammaln(torch.clamp(a - b, min=0))\n", "lgamma of a value clipped"),
+    ("import jax\nfrom jax.scipy.special import digamma\ndef f(x):\n    return digamma(jax.nn.relu(x))\n", "digamma of a relu"),
+    ("import torch\ndef f(logits):\n    return torch.atanh(torch.sigmoid(logits))\n", "atanh of a sigmoid"),
+    ("import tensorflow as tf\ndef f(logits):\n    return tf.math.atanh(tf.sigmoid(logits))\n", "atanh of a sigmoid"),
+    ("from keras import ops\ndef f(logits):\n    return ops.arctanh(ops.sigmoid(logits))\n", "atanh of a sigmoid"),
+])
+def test_log_family_sinks(src, what):
+    [finding] = lint(src, select=["NAN107"])
+    assert finding.code == "NAN107" and finding.message.startswith(what)
+
+
+@pytest.mark.parametrize("src", [
+    "import torch\ndef f(x):\n    return torch.log2(torch.relu(x) + 1e-6)\n",
+    "import torch\ndef f(x):\n    return torch.lgamma(torch.exp(x))\n",
+    "import torch\ndef f(z):\n    return torch.atanh(torch.tanh(z))\n",
+    # a softmax class is below 1 unless one class takes it all: NAN107 leaves softmax to atanh's callers
+    "import torch\ndef f(x):\n    return torch.atanh(torch.clamp(x, -0.5, 0.5))\n",
+])
+def test_log_family_silent(src):
+    assert only(src, "NAN107") == []
