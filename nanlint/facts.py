@@ -363,8 +363,12 @@ def weak_mask(ctx: FileContext, expr: cst.BaseExpression, scope: Scope, _depth: 
     ``z - (cumsum(z) - 1) / k > 0`` holds the largest element)."""
     if _depth < 0:
         return None
+    if _padding(expr):
+        return _PADDING_WHY
     for r in ctx.values(expr, scope, shape=True):
         owner = r.ctx or ctx
+        if _padding(r.expr):
+            return _PADDING_WHY
         if PARAM in r.via:
             return "a mask passed in by the caller (a padding or validity mask holds an element per example)"
         e = owner.condition(r.expr, r.scope)
@@ -385,6 +389,16 @@ def weak_mask(ctx: FileContext, expr: cst.BaseExpression, scope: Scope, _depth: 
         if why is not None:
             return why
     return None
+
+
+_PADDING_NAME = re.compile(r"pad|length|lens(?![a-z])|token|attention", re.IGNORECASE)
+_PADDING_WHY = "a padding or token mask (from lengths, pad ids, attention): each example holds an element"
+
+
+def _padding(expr: cst.BaseExpression) -> bool:
+    """The mask says it marks padding or tokens: a name in it (``padding_mask``,
+    ``token_mask``, ``length_to_mask(lens)``, ``ids != pad_token_id``, ``attention_mask``)."""
+    return any(_PADDING_NAME.search(n.value) for n in _names_in(expr))
 
 
 def _relative(ctx: FileContext, test: cst.Comparison, scope: Scope) -> bool:
@@ -452,3 +466,42 @@ def _exits(body: cst.BaseSuite) -> bool:
     if isinstance(body, cst.SimpleStatementSuite):
         last = body.body[-1] if body.body else None
     return isinstance(last, (cst.Return, cst.Raise))
+
+
+# --- a probability taken where it was chosen ----------------------------------------------------
+_GATHERS = frozenset({"gather", "take_along_axis", "take_along_dim"})
+_CHOOSERS = frozenset({"argmax", "multinomial", "categorical"})
+_LAYOUT_METHODS = frozenset({"squeeze", "unsqueeze", "view", "reshape", "flatten", "float", "to", "contiguous"})
+
+
+def chosen(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """Every value reaching ``expr`` is a probability gathered at an index chosen from it
+    (``p.gather(1, argmax(p))``, ``take_along_axis(p, multinomial(p))``): never 0, since
+    sampling never draws a class of probability 0 and the argmax is at least 1/K."""
+    found = ctx.values(expr, scope)
+    for r in found:
+        owner = r.ctx or ctx
+        call = _strip_layout(r.expr)
+        if not (isinstance(call, cst.Call) and _last(call.func) in _GATHERS):
+            return False
+        indices = [a.value for a in call.args if a.keyword is not None and a.keyword.value in ("index", "indices")]
+        indices = indices or [a.value for a in call.args if a.keyword is None]
+        if not any(_chooser(owner, i, r.scope) for i in indices):
+            return False
+    return bool(found)
+
+
+def _chooser(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> bool:
+    found = ctx.values(expr, scope)
+    return bool(found) and all(isinstance(c := _strip_layout(r.expr), cst.Call) and _last(c.func) in _CHOOSERS
+                               for r in found)
+
+
+def _strip_layout(e: cst.BaseExpression) -> cst.BaseExpression:
+    while isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute) and e.func.attr.value in _LAYOUT_METHODS:
+        e = e.func.value
+    return e
+
+
+def _last(func: cst.BaseExpression) -> str:
+    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""

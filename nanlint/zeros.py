@@ -107,7 +107,7 @@ def reaches_zero(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope
     loop increments, an element of a literal list, are not)."""
     if expr is None or depth < 0 or (guarded(ctx, expr, scope) and not _division(expr)):
         return None
-    if _filtered(ctx, expr, scope):
+    if _filtered(ctx, expr, scope) or facts.chosen(ctx, expr, scope):
         return None
     kinds = KINDS if kinds is None else kinds
     weak = None

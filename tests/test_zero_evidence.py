@@ -60,7 +60,7 @@ def test_strong_is_default_weak_is_nan110(strong, weak, code):
 def test_weak_finding_says_why():
     src = "import torch\ndef f(x, padding_mask):\n    return x.sum(1) / (~padding_mask).sum(dim=1)\n"
     [finding] = lint(src, select=["NAN110"])
-    assert "weak evidence: a mask passed in" in finding.message and "NAN108" in finding.message
+    assert "weak evidence: a padding or token mask" in finding.message and "NAN108" in finding.message
 
 
 @pytest.mark.parametrize("src", [
@@ -77,3 +77,31 @@ def test_no_early_return_after_the_division():
     src = ("import torch\ndef f(x, y):\n    n = (y > 0).sum()\n    m = x.sum() / n\n    if n == 0:\n"
            "        return 0.0\n    return m\n")
     assert found(src) == ["NAN108"]
+
+
+@pytest.mark.parametrize("strong,weak", [
+    # facts.weak_mask: a padding or token mask computed in the program holds an element per example
+    ("import torch\ndef f(x, labels, k):\n    keep = labels == k\n    return x.sum() / keep.sum()\n",
+     "import torch\ndef f(x, ids, pad_token_id):\n    token_mask = ids != pad_token_id\n"
+     "    return x.sum(1) / token_mask.sum(dim=1)\n"),
+    ("import torch\ndef f(x, t):\n    union = t.sum(0)\n    valid = union > 0\n    return x.sum() / valid.sum()\n",
+     "import torch\ndef f(x, lengths, t):\n    m = torch.arange(t)[None, :] < lengths[:, None]\n"
+     "    return x.sum(1) / m.sum(1)\n"),
+])
+def test_padding_masks_are_weak(strong, weak):
+    assert found(strong) == ["NAN108"]
+    assert found(weak) == ["NAN110"]
+
+
+@pytest.mark.parametrize("src,expected", [
+    # facts.chosen: a probability gathered at its argmax or at a sampled index is never 0
+    ("import torch\ndef f(logits):\n    probs = torch.softmax(logits, -1)\n    tok = torch.argmax(probs, -1, keepdim=True)\n"
+     "    return probs.gather(dim=1, index=tok).squeeze(-1).log()\n", []),
+    ("import torch\ndef f(logits):\n    probs = torch.softmax(logits, -1)\n    tok = torch.multinomial(probs, 1)\n"
+     "    p = probs.gather(1, tok)\n    return torch.log(p)\n", []),
+    # ... at a label's index it is an underflowing probability
+    ("import torch\ndef f(logits, labels):\n    probs = torch.softmax(logits, -1)\n"
+     "    p = probs.gather(1, labels)\n    return torch.log2(p)\n", ["NAN107"]),
+])
+def test_chosen_probability(src, expected):
+    assert found(src) == expected
