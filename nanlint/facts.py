@@ -19,7 +19,7 @@ import libcst as cst
 from nanlint import ops as o
 from nanlint.context import FileContext
 from nanlint.guards import constant, nonnegative, terms
-from nanlint.reach import PARAM
+from nanlint.reach import CALL, MODEL, MODULE, PARAM
 from nanlint.resolve import Scope
 from nanlint.values import normalized
 
@@ -371,6 +371,9 @@ def weak_mask(ctx: FileContext, expr: cst.BaseExpression, scope: Scope, _depth: 
             return _PADDING_WHY
         if PARAM in r.via:
             return "a mask passed in by the caller (a padding or validity mask holds an element per example)"
+        if r.via & _ELSEWHERE:
+            return ("a mask made by another function: what it selects (padding, valid tokens) is that "
+                    "function's contract, not shown here")
         e = owner.condition(r.expr, r.scope)
         if isinstance(e, (cst.Name, cst.Attribute)):
             return "a mask passed in by the caller (a padding or validity mask holds an element per example)"
@@ -391,6 +394,7 @@ def weak_mask(ctx: FileContext, expr: cst.BaseExpression, scope: Scope, _depth: 
     return None
 
 
+_ELSEWHERE = frozenset({CALL, MODEL, MODULE})
 _PADDING_NAME = re.compile(r"pad|length|lens(?![a-z])|token|attention", re.IGNORECASE)
 _PADDING_WHY = "a padding or token mask (from lengths, pad ids, attention): each example holds an element"
 

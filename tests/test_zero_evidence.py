@@ -105,3 +105,13 @@ def test_padding_masks_are_weak(strong, weak):
 ])
 def test_chosen_probability(src, expected):
     assert found(src) == expected
+
+
+def test_mask_made_by_another_function_is_weak():
+    src = ("import tensorflow as tf\ndef xent(logits, labels):\n    weights = tf.cast(tf.not_equal(labels, 0), tf.float32)\n"
+           "    return logits * weights, weights\n"
+           "def loss(logits, labels):\n    x, weights = xent(logits, labels)\n    return tf.reduce_sum(x) / tf.reduce_sum(weights)\n")
+    assert found(src) == ["NAN110"]
+    local = ("import tensorflow as tf\ndef loss(x, labels):\n    weights = tf.cast(tf.not_equal(labels, 0), tf.float32)\n"
+             "    return tf.reduce_sum(x) / tf.reduce_sum(weights)\n")
+    assert found(local) == ["NAN108"]
