@@ -71,6 +71,8 @@ _COMPARISON_OPS = (o.EQUAL, o.NOT_EQUAL, o.GREATER, o.GREATER_EQUAL, o.LESS, o.L
 MAX_DEPTH = 4
 # the ops a source can be computed with (with layers and models implying softmax/sigmoid):
 # a file without any of them (and without a literal 0 reaching a sink) has no source
+# the ops a strong source needs (a probability, 1 - p, relu, an active clamp; counts add a sum)
+STRONG_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.EXP, o.RELU, o.CLIP, o.MAXIMUM})
 SOURCE_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.RELU, o.CLIP, o.MAXIMUM, o.ABS, o.SQUARE, o.POW, o.FLOOR,
                         o.ROUND, o.MATMUL, o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN})
 

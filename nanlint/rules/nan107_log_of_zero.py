@@ -35,11 +35,10 @@ class LogOfZero(Rule):
     def findings(self, ctx: FileContext):
         """Every log whose argument reaches 0, strong evidence or weak (NAN110 reports those)."""
         for log in ctx.calls(o.LOG, o.LOG2, o.LOG10, o.LGAMMA, o.DIGAMMA):
-            if log.x is None or self.handled(ctx, log) or (
-                    log.op == o.LOG and UnguardedLog.covered(ctx, log.x, log.scope)):
+            if log.x is None or (log.op == o.LOG and UnguardedLog.covered(ctx, log.x, log.scope)):
                 continue
             zero = zeros.reaches_zero(ctx, log.x, log.scope)
-            if zero is None:
+            if zero is None or self.handled(ctx, log):  # the value first: handled() needs the parent map
                 continue
             where = origin_note(zero.value.ctx or ctx, zero.value)
             if log.op in (o.LGAMMA, o.DIGAMMA):

@@ -33,8 +33,10 @@ class DivideByZero(Rule):
     fix = fixes.UNSAFE
     default = True  # strong evidence only; the weak classes are NAN110's (docs/zero-rules.md)
     needs = ("/", "div", "reciprocal", "rsqrt", "**", "pow")
-    # a sink op, or a source op (``x ** -1`` has no site key of its own)
-    triggers = (frozenset({o.DIVIDE, SLASH, o.RECIPROCAL, o.RSQRT, o.POW}) | zeros.SOURCE_OPS,)
+    # a sink op, or a source op (``x ** -1`` has no site key of its own); and an op of a strong
+    # source (a file without one has no strong finding: a literal 0 divided by is left to NAN110)
+    triggers = (frozenset({o.DIVIDE, SLASH, o.RECIPROCAL, o.RSQRT, o.POW}) | zeros.SOURCE_OPS,
+                zeros.STRONG_OPS | {o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN})
 
     def check(self, ctx: FileContext) -> None:
         for node, message, fix, zero in self.findings(ctx):
@@ -63,11 +65,12 @@ class DivideByZero(Rule):
                 if p is not None and p < 0:
                     sites.append((node, node.left, scope, "a negative power of", None))
         for node, den, scope, how, call in sites:
-            if self._in_where(ctx, node, scope):
-                continue
+            # the value first: the parent map a where needs costs more than most files' values
             zero = zeros.reaches_zero(ctx, den, scope, kinds=KINDS)
             if zero is None or "product" in zero.what:
                 continue  # a product of rectified widths (a box area) is a precondition of the input
+            if self._in_where(ctx, node, scope):
+                continue
             if returns_early(ctx, node, den, scope):
                 continue  # `if sum(n) == 0: return` before `/ sum(n)`
             where = origin_note(zero.value.ctx or ctx, zero.value)

@@ -32,8 +32,10 @@ class RootAtZero(Rule):
     fix = fixes.UNSAFE
     default = True  # strong evidence only; the weak classes are NAN110's (docs/zero-rules.md)
     needs = ("sqrt", "**", "pow", "power")
-    # a sink op, or a source op (``x ** 0.25`` has no site key of its own)
-    triggers = (frozenset({o.SQRT, o.POW, POW_HALF}) | zeros.SOURCE_OPS,)
+    # a root, and an op of a strong source (a count has no gradient: a root of one is never
+    # NAN206's).  ``x ** 0.25`` has no site key of its own: in a file without another root it
+    # is left to NAN110
+    triggers = (frozenset({o.SQRT, o.POW, POW_HALF}), zeros.STRONG_OPS)
 
     def check(self, ctx: FileContext) -> None:
         for node, message, fix, zero in self.findings(ctx):
