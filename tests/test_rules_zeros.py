@@ -117,7 +117,8 @@ def test_log_of_value_from_another_function_follows_the_return():
     ("import tensorflow as tf\ndef f(logits):\n    p = tf.sigmoid(logits)\n    return p / (1.0 - p)\n", "1 - a sigmoid"),
     ("from keras import ops\ndef f(self, y):\n    return y / ops.sigmoid(-self.logits)\n", "sigmoid"),
     ("import torch\ndef f(x):\n    return torch.reciprocal(torch.relu(x))\n", "relu"),
-    ("import torch\ndef f(x):\n    return torch.relu(x) ** -1\n", "relu"),
+    # (a file needs a "/" somewhere: ``** -1`` has no site key of its own)
+    ("import torch\ndef f(x, y):\n    return y / 2 + torch.relu(x) ** -1\n", "relu"),
     ("import torch\ndef f(x, y):\n    return torch.rsqrt(torch.clamp(x - y, min=0))\n", "clipped"),
 ])
 def test_divide_by_zero_flagged(src, what):

@@ -33,9 +33,9 @@ class DivideByZero(Rule):
     fix = fixes.UNSAFE
     default = True  # strong evidence only; the weak classes are NAN110's (docs/zero-rules.md)
     needs = ("/", "div", "reciprocal", "rsqrt", "**", "pow")
-    # a sink op, or a source op (``x ** -1`` has no site key of its own); and an op of a strong
-    # source (a file without one has no strong finding: a literal 0 divided by is left to NAN110)
-    triggers = (frozenset({o.DIVIDE, SLASH, o.RECIPROCAL, o.RSQRT, o.POW}) | zeros.SOURCE_OPS,
+    # a sink op, and an op of a strong source or a reduction (a count).  ``x ** -1`` has no site
+    # key of its own: in a file without a "/" anywhere it is left to NAN110
+    triggers = (frozenset({o.DIVIDE, SLASH, o.RECIPROCAL, o.RSQRT, o.POW}),
                 zeros.STRONG_OPS | {o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN})
 
     def check(self, ctx: FileContext) -> None:

@@ -8,7 +8,7 @@ mostly false (docs/zero-rules.md); the strong classes stay on by default in the 
 
 from __future__ import annotations
 
-from nanlint import fixes
+from nanlint import fixes, zeros
 from nanlint.context import FileContext
 from nanlint.rule import Rule
 from nanlint.rules.nan107_log_of_zero import LogOfZero
@@ -26,7 +26,10 @@ class MayReachZero(Rule):
     default = False  # opt-in: the weak classes are mostly false on training code (docs/zero-rules.md)
     supersedes = ("NAN109",)
     needs = tuple(dict.fromkeys(n for r in _RULES for n in r.needs))
-    triggers = (frozenset().union(*(group for r in _RULES for group in r.triggers)),)
+    # a sink of one of the three rules (or a source op: ``x ** -1`` and ``x ** 0.25`` have no
+    # site key), and a source op
+    triggers = (frozenset().union(*(r.triggers[0] for r in _RULES)) | zeros.SOURCE_OPS,
+                zeros.SOURCE_OPS | zeros.STRONG_OPS)
 
     def check(self, ctx: FileContext) -> None:
         for rule in _RULES:
