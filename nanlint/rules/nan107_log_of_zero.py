@@ -52,10 +52,10 @@ class LogOfZero(Rule):
         for call in ctx.calls(o.ATANH):
             # atanh(p) = log((1 + p) / (1 - p)) / 2: inf once the probability rounds to 1
             zero = zeros.reaches_zero(ctx, call.x, call.scope, kinds=(zeros.PROBABILITY,))
-            if call.x is None or zero is None or "product" in zero.what or "softmax" in zero.what:
-                continue
+            if call.x is None or zero is None or "product" in zero.what:
+                continue  # a product of probabilities is 1 only when every factor is
             where = origin_note(zero.value.ctx or ctx, zero.value)
-            message = (f"atanh of {zero.what}{where}: it rounds to exactly 1 in float32 (a logit above ~17), "
+            message = (f"atanh of {zero.what}{where}: it rounds to exactly 1 in float32 (a logit ~17 above the others), "
                        "where atanh = log((1 + p) / (1 - p)) / 2 is inf and its gradient 1 / (1 - p**2) too; "
                        "work with the logit (atanh(sigmoid(z)) = softplus(z + log 2) / 2) or clip p below 1 - 1e-7")
             fix = fixes.Fix(fixes.DISPLAY_ONLY, "Use the logit: atanh(sigmoid(z)) = softplus(z + log 2) / 2")
