@@ -19,6 +19,11 @@ from dataclasses import dataclass, field
 # --- elementwise -----------------------------------------------------------
 LOG = "log"
 LOG1P = "log1p"
+LOG2 = "log2"  # -inf at 0, like log
+LOG10 = "log10"
+LGAMMA = "lgamma"  # log|Gamma(x)|: a pole at 0 (and the negative integers): inf
+DIGAMMA = "digamma"  # Gamma'/Gamma: a pole at 0: -inf/NaN
+ATANH = "atanh"  # inf at 1: atanh(p) = log((1 + p) / (1 - p)) / 2
 EXP = "exp"
 SQRT = "sqrt"
 RSQRT = "rsqrt"

@@ -19,6 +19,9 @@ def matches(selector: str, rule: Rule) -> bool:
     return rule.code.upper().startswith(s.upper()) and s[:3].upper() == "NAN"
 
 
+_DIGIT_LOOKALIKES = str.maketrans({"O": "0", "I": "1", "L": "1"})
+
+
 def suggest(selector: str, rules: Sequence[Rule]) -> str | None:
     """The rule name or code closest to a mistyped ``selector``, if one is close."""
     import difflib
@@ -26,8 +29,12 @@ def suggest(selector: str, rules: Sequence[Rule]) -> str | None:
     s = selector.strip()
     names = [r.name for r in rules]
     codes = [r.code for r in rules]
+    code = s.upper()
+    code = code[:3] + code[3:].translate(_DIGIT_LOOKALIKES)  # NAN1O1: the letter O for a zero
+    if code in codes:
+        return code
     found = difflib.get_close_matches(s.lower(), names, n=1, cutoff=0.75) or \
-        difflib.get_close_matches(s.upper(), codes, n=1, cutoff=0.75)
+        difflib.get_close_matches(code, codes, n=1, cutoff=0.75)
     return found[0] if found else None
 
 

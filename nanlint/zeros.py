@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from nanlint import facts
 from nanlint import ops as o
 from nanlint.context import FileContext
 from nanlint.guards import constant, guarded, terms
@@ -70,6 +71,8 @@ _COMPARISON_OPS = (o.EQUAL, o.NOT_EQUAL, o.GREATER, o.GREATER_EQUAL, o.LESS, o.L
 MAX_DEPTH = 4
 # the ops a source can be computed with (with layers and models implying softmax/sigmoid):
 # a file without any of them (and without a literal 0 reaching a sink) has no source
+# the ops a strong source needs (a probability, 1 - p, relu, an active clamp; counts add a sum)
+STRONG_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.EXP, o.RELU, o.CLIP, o.MAXIMUM})
 SOURCE_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.RELU, o.CLIP, o.MAXIMUM, o.ABS, o.SQUARE, o.POW, o.FLOOR,
                         o.ROUND, o.MATMUL, o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN})
 
@@ -83,6 +86,11 @@ class Zero:
     what: str
     value: Resolved
     logit: cst.BaseExpression | None = None
+    weak: str | None = None  # why the evidence is weak (the opt-in NAN110's); None: strong
+
+    @property
+    def strong(self) -> bool:
+        return self.weak is None
 
     @property
     def negative(self) -> bool:
@@ -101,31 +109,37 @@ def reaches_zero(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope
     loop increments, an element of a literal list, are not)."""
     if expr is None or depth < 0 or (guarded(ctx, expr, scope) and not _division(expr)):
         return None
-    if _filtered(ctx, expr, scope):
+    if _filtered(ctx, expr, scope) or facts.chosen(ctx, expr, scope):
         return None
     kinds = KINDS if kinds is None else kinds
+    weak = None
     for r in ctx.values(expr, scope, shape=True):
         owner = r.ctx or ctx
         found = _source(owner, r.expr, r.scope, depth)
         if found is not None and found[0] == CONSTANT and r.via:
             continue
         if found is not None and found[0] in kinds:
-            kind, what, logit = found
-            return Zero(kind, what, r, logit)
-    return None
+            zero = Zero(found[0], found[1], r, found[2], found[3])
+            if zero.strong:
+                return zero
+            weak = weak or zero
+    return weak
 
 
-def _source(ctx: FileContext, e: cst.BaseExpression, s: Scope, depth: int) -> tuple[str, str, object] | None:
+Source = tuple  # (kind, what, logit, weak): see Zero
+
+
+def _source(ctx: FileContext, e: cst.BaseExpression, s: Scope, depth: int) -> Source | None:
     if _division(e):  # 1 / (1 + exp(-z)) reads as "guarded" (a quotient of positives): it underflows
         return _hand_probability(ctx, e, s)  # type: ignore[arg-type]
     if guarded(ctx, e, s):
         return None
     value = constant(ctx, e, s)
     if value is not None:
-        return (CONSTANT, f"the constant {value:g}", None) if value <= 0 else None
+        return (CONSTANT, f"the constant {value:g}", None, None) if value <= 0 else None
     if isinstance(e, (cst.List, cst.Tuple)):
         if any(not isinstance(el, cst.StarredElement) and _holds_zero(ctx, el.value, s) for el in e.elements):
-            return CONSTANT, "a literal holding 0", None
+            return CONSTANT, "a literal holding 0", None, None
         return None
     e = ctx.arithmetic(e, s)
     if isinstance(e, cst.BinaryOperation):
@@ -140,26 +154,28 @@ def _source(ctx: FileContext, e: cst.BaseExpression, s: Scope, depth: int) -> tu
     found = ctx.op_of(e, s, o.SOFTMAX, o.SIGMOID, follow=False)
     if found is not None:
         call = found[0]
-        return PROBABILITY, f"a {call.op} output", None
+        return PROBABILITY, f"a {call.op} output", None, _not_logit(ctx, call.x, s)
     call = ctx.op_call(e, s)
     if call is None:
         return None
     op = call.op
     if op == o.RELU:
-        return RECTIFIED, "a relu output", None
+        return RECTIFIED, "a relu output", None, None
     if op == o.CLIP and constant(ctx, call.value("lo"), s) == 0.0:
-        return RECTIFIED, "a value clipped at 0", None
-    if op == o.MAXIMUM and any(constant(ctx, call.value(r), s) == 0.0 for r in ("x", "y")):
-        return RECTIFIED, "maximum(x, 0)", None
+        return RECTIFIED, "a value clipped at 0", None, _defensive(ctx, call.x, s)
+    if op == o.MAXIMUM:
+        for zero, other in (("x", "y"), ("y", "x")):
+            if constant(ctx, call.value(zero), s) == 0.0:
+                return RECTIFIED, "maximum(x, 0)", None, _defensive(ctx, call.value(other), s)
     if op in (o.ABS, o.SQUARE) and _difference(ctx, call.x, s):
-        return DIFFERENCE, f"{op} of a difference", None
+        return DIFFERENCE, f"{op} of a difference", None, WEAK_DIFFERENCE
     if op == o.POW and _even(ctx, call.value("y"), s) and _difference(ctx, call.x, s):
-        return DIFFERENCE, "a square of a difference", None
+        return DIFFERENCE, "a square of a difference", None, WEAK_DIFFERENCE
     if op in (o.FLOOR, o.ROUND):
-        return RECTIFIED, f"{op} of data", None
+        return RECTIFIED, f"{op} of data", None, "data below 1 is a precondition of the input the code does not show"
     if op in (o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN) and call.x is not None and depth > 0:
         if _mask(ctx, call.x, s):
-            return COUNT, "a count of a mask", None
+            return COUNT, "a count of a mask", None, facts.weak_mask(ctx, call.x, s)
         inner = reaches_zero(ctx, call.x, s, kinds=KINDS + (DIFFERENCE,), depth=depth - 1)
         if inner is None:
             return None
@@ -170,27 +186,48 @@ def _source(ctx: FileContext, e: cst.BaseExpression, s: Scope, depth: int) -> tu
         if inner.kind in (COUNT, AFFINE):
             return None
         kind = RECTIFIED if inner.kind == DIFFERENCE else inner.kind
-        return kind, f"a {op} of {inner.what}", None
+        weak = inner.weak
+        if inner.kind == DIFFERENCE:
+            weak = "a distance: 0 only where two points coincide"
+        elif inner.kind == RECTIFIED and op in (o.SUM, o.MEAN):
+            weak = weak or "a sum of rectified values is 0 only when every term is (normalizing weights hold a positive one)"
+        return kind, f"a {op} of {inner.what}", None, weak
     return None
 
 
-def _binary(ctx: FileContext, e: cst.BinaryOperation, s: Scope, depth: int) -> tuple[str, str, object] | None:
+WEAK_DIFFERENCE = "0 only where the two values coincide exactly"
+
+
+def _not_logit(ctx: FileContext, x: cst.BaseExpression | None, s: Scope) -> str | None:
+    """Why a probability of ``x`` is weak evidence of 0: its argument is not a logit."""
+    if x is None or facts.logit(ctx, x, s):
+        return None  # a layer's or model's activation: its pre-activation is a logit
+    return "its argument is not a logit (an embedding, a box coordinate, a score): far from saturation in a trained model"
+
+
+def _defensive(ctx: FileContext, x: cst.BaseExpression | None, s: Scope) -> str | None:
+    if x is not None and facts.indefinite(ctx, x, s):
+        return None
+    return "a defensive clamp: the code does not show the clamped value going negative"
+
+
+def _binary(ctx: FileContext, e: cst.BinaryOperation, s: Scope, depth: int) -> Source | None:
     if isinstance(e.operator, cst.Subtract):
         one = constant(ctx, e.left, s)
         if one == 1.0 and depth > 0:
             p = reaches_zero(ctx, e.right, s, kinds=(PROBABILITY,), depth=depth - 1)
             if p is not None and "product" not in p.what and "sum" not in p.what:
-                return COMPLEMENT, f"1 - {p.what}", None
+                return COMPLEMENT, f"1 - {p.what}", None, p.weak
         return None
     if isinstance(e.operator, cst.Add):
         chain = terms(e, ctx, s)
         if len(chain) == 2 and all(sign > 0 for sign, _ in chain) and _matmul(ctx, chain[0][1], s) \
                 and _bias(chain[1][1]):
-            return AFFINE, "an affine output (matmul + bias)", None
+            return AFFINE, "an affine output (matmul + bias)", None, None
         return None
     if isinstance(e.operator, cst.Power):
         if _even(ctx, e.right, s) and _difference(ctx, e.left, s):
-            return DIFFERENCE, "a square of a difference", None
+            return DIFFERENCE, "a square of a difference", None, WEAK_DIFFERENCE
         return None
     if isinstance(e.operator, cst.Multiply) and depth > 0:
         for side in (e.left, e.right):
@@ -198,14 +235,14 @@ def _binary(ctx: FileContext, e: cst.BinaryOperation, s: Scope, depth: int) -> t
                 continue
             inner = reaches_zero(ctx, side, s, kinds=(PROBABILITY, RECTIFIED), depth=depth - 1)
             if inner is not None:
-                return inner.kind, f"a product with {inner.what}", None
+                return inner.kind, f"a product with {inner.what}", None, inner.weak
         return None
     if isinstance(e.operator, cst.Divide):
         return _hand_probability(ctx, e, s)
     return None
 
 
-def _hand_probability(ctx: FileContext, e: cst.BinaryOperation, s: Scope) -> tuple[str, str, object] | None:
+def _hand_probability(ctx: FileContext, e: cst.BinaryOperation, s: Scope) -> Source | None:
     """``1 / (1 + exp(-z))`` (logit ``z``), ``e / (1 + e)``, ``exp(z) / sum(exp(z))``."""
     den = _strip(ctx, e.right, s)
     chain = terms(den, ctx, s)
@@ -215,14 +252,16 @@ def _hand_probability(ctx: FileContext, e: cst.BinaryOperation, s: Scope) -> tup
         if len(ones) == 1 and len(rest) == 1:
             exp = _exp(ctx, rest[0], s)
             if exp is not None and constant(ctx, e.left, s) == 1.0:
-                return PROBABILITY, "a hand-written sigmoid", _negated(exp)
+                z = _negated(exp)
+                return PROBABILITY, "a hand-written sigmoid", z, _not_logit(ctx, z if z is not None else exp, s)
             if exp is not None and _exp(ctx, e.left, s) is not None:
-                return PROBABILITY, "a hand-written sigmoid", None
+                return PROBABILITY, "a hand-written sigmoid", None, _not_logit(ctx, exp, s)
         return None
-    if _exp(ctx, e.left, s) is not None:
+    z = _exp(ctx, e.left, s)
+    if z is not None:
         total = ctx.op_call(_strip(ctx, den, s), s)
         if total is not None and total.op == o.SUM and _exp(ctx, total.x, s) is not None:
-            return PROBABILITY, "a hand-written softmax", None
+            return PROBABILITY, "a hand-written softmax", None, _not_logit(ctx, z, s)
     return None
 
 

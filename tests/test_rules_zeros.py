@@ -16,17 +16,17 @@ def only(src, code):
 # --- NAN107: one source class per case -------------------------------------------------------
 @pytest.mark.parametrize("src,what", [
     ("import torch\nimport torch.nn.functional as F\ndef f(x):\n    h = F.relu(x)\n    return torch.log(h)\n", "relu"),
-    ("import torch\ndef f(x):\n    return torch.log(torch.clamp(x, min=0))\n", "clipped at 0"),
-    ("import jax.numpy as jnp\ndef f(x):\n    return jnp.log(jnp.maximum(x, 0.0))\n", "maximum(x, 0)"),
-    ("import tensorflow as tf\ndef f(z):\n    p = tf.nn.softmax(z)\n    return tf.math.log(1.0 - p)\n", "1 - a softmax"),
-    ("import torch\ndef f(z, m):\n    p = torch.sigmoid(z)\n    return torch.log((p * m).sum(-1))\n", "product with a sigmoid"),
+    ("import torch\ndef f(x, y):\n    return torch.log(torch.clamp(x - y, min=0))\n", "clipped at 0"),
+    ("import jax.numpy as jnp\ndef f(x, m):\n    return jnp.log(jnp.maximum(x - m, 0.0))\n", "maximum(x, 0)"),
+    ("import tensorflow as tf\ndef f(logits):\n    p = tf.nn.softmax(logits)\n    return tf.math.log(1.0 - p)\n", "1 - a softmax"),
+    ("import torch\ndef f(logits, m):\n    p = torch.sigmoid(logits)\n    return torch.log((p * m).sum(-1))\n",
+     "product with a sigmoid"),
     ("import torch\ndef f(y):\n    n = (y > 0).float().sum()\n    return torch.log(n)\n", "count of a mask"),
     ("import tensorflow as tf\ndef f(y):\n    n = tf.reduce_sum(tf.cast(tf.equal(y, 1), tf.float32))\n    return tf.math.log(n)\n",
      "count of a mask"),
     ("import tensorflow as tf\ndef f(h, W, b):\n    return tf.math.log(tf.matmul(h, W) + b)\n", "affine"),
     ("import torch\ndef f():\n    y_conv = torch.tensor([0.0, 1.0])\n    return torch.log(y_conv)\n", "literal holding 0"),
-    ("import torch\ndef f(a, b):\n    return torch.log(torch.sum((a - b) ** 2, -1))\n", "sum of a square of a difference"),
-    ("import tensorflow as tf\ndef f(z):\n    p = tf.sigmoid(z)\n    m = tf.reshape(p, [-1])\n    return tf.math.log(tf.reduce_max(m, axis=-1))\n",
+    ("import tensorflow as tf\ndef f(h, w):\n    p = tf.sigmoid(h @ w)\n    m = tf.reshape(p, [-1])\n    return tf.math.log(tf.reduce_max(m, axis=-1))\n",
      "reduce_max of a sigmoid output"),
 ])
 def test_log_of_zero_sources(src, what):
@@ -114,11 +114,12 @@ def test_log_of_value_from_another_function_follows_the_return():
 # --- NAN108 -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("src,what", [
     ("import torch\ndef f(loss, y):\n    num_pos = (y > 0).float().sum()\n    return loss.sum() / num_pos\n", "count"),
-    ("import tensorflow as tf\ndef f(z):\n    p = tf.sigmoid(z)\n    return p / (1.0 - p)\n", "1 - a sigmoid"),
-    ("from keras import ops\ndef f(z, y):\n    return y / ops.sigmoid(z)\n", "sigmoid"),
+    ("import tensorflow as tf\ndef f(logits):\n    p = tf.sigmoid(logits)\n    return p / (1.0 - p)\n", "1 - a sigmoid"),
+    ("from keras import ops\ndef f(self, y):\n    return y / ops.sigmoid(-self.logits)\n", "sigmoid"),
     ("import torch\ndef f(x):\n    return torch.reciprocal(torch.relu(x))\n", "relu"),
-    ("import torch\ndef f(x):\n    return torch.relu(x) ** -1\n", "relu"),
-    ("import torch\ndef f(x):\n    return torch.rsqrt(torch.clamp(x, min=0))\n", "clipped"),
+    # (a file needs a "/" somewhere: ``** -1`` has no site key of its own)
+    ("import torch\ndef f(x, y):\n    return y / 2 + torch.relu(x) ** -1\n", "relu"),
+    ("import torch\ndef f(x, y):\n    return torch.rsqrt(torch.clamp(x - y, min=0))\n", "clipped"),
 ])
 def test_divide_by_zero_flagged(src, what):
     found = lint(src, select=["NAN108"])
@@ -156,11 +157,13 @@ def test_count_division_fix_clamps_at_one():
 
 # --- NAN206 -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("src", [
-    "import torch\ndef f(x):\n    return torch.sqrt(torch.clamp(x, min=0.0))\n",
+    "import torch\ndef f(x, y):\n    return torch.sqrt(torch.clamp(x - y, min=0.0))\n",
     "import tensorflow as tf\ndef f(x):\n    return tf.sqrt(tf.nn.relu(x))\n",
-    "import jax\nimport jax.numpy as jnp\ndef f(z):\n    return jnp.sqrt(jax.nn.softmax(z))\n",
+    "import jax\nimport jax.numpy as jnp\ndef f(logits):\n    return jnp.sqrt(jax.nn.softmax(logits))\n",
     "from keras import ops\ndef f(x):\n    return ops.power(ops.relu(x), 0.5)\n",
-    "import jax.numpy as jnp\ndef f(x):\n    return jnp.maximum(x, 0.0) ** 0.5\n",
+    "import jax.numpy as jnp\ndef f(x, y):\n    return jnp.maximum(x - y, 0.0) ** 0.5\n",
+    "import torch\ndef f(a, b):\n    d = a.pow(2).sum(-1, True) + b.pow(2).sum(-1).T - 2 * a @ b.T\n"
+    "    return torch.sqrt(torch.clamp(d, min=0.0))\n",
 ])
 def test_root_at_zero_flagged(src):
     assert only(src, "NAN206") == ["NAN206"]
@@ -181,8 +184,8 @@ def test_root_at_zero_silent(src):
 
 
 def test_root_fix_parenthesizes_a_power():
-    src = "import jax.numpy as jnp\ndef f(x):\n    return jnp.maximum(x, 0.0) ** 0.5\n"
-    assert "(jnp.maximum(x, 0.0) + 1e-12) ** 0.5" in fix(src, select=["NAN206"])
+    src = "import jax.numpy as jnp\ndef f(x, y):\n    return jnp.maximum(x - y, 0.0) ** 0.5\n"
+    assert "(jnp.maximum(x - y, 0.0) + 1e-12) ** 0.5" in fix(src, select=["NAN206"])
 
 
 # --- a source in another module: display-only, pointing to logits -------------------------------
@@ -217,3 +220,34 @@ def test_log_of_relu_from_another_module_is_display_only(run_cli, tmp_path):
 def test_log_of_a_hand_written_sigmoid_is_nan102s(src):
     """NAN102 (default) owns the log of any sigmoid, hand-written ones included; NAN107 defers."""
     assert [f.code for f in lint(src, select=["NAN102", "NAN107"])] == ["NAN102"]
+
+
+# --- the other sinks of the log family: log2, log10, lgamma, digamma, atanh -------------------
+@pytest.mark.parametrize("src,what", [
+    ("import torch\ndef f(logits):\n    return torch.log2(torch.softmax(logits, -1))\n", "log2 of a softmax"),
+    ("import torch\ndef f(x):\n    return torch.relu(x).log10()\n", "log10 of a relu"),
+    ("import jax.numpy as jnp\ndef f(x, y):\n    return jnp.log2(jnp.maximum(x - y, 0.0))\n", "log2 of maximum"),
+    ("from keras import ops\ndef f(x):\n    return ops.log10(ops.relu(x))\n", "log10 of a relu"),
+    ("import tensorflow as tf\ndef f(x):\n    return tf.math.lgamma(tf.nn.relu(x))\n", "lgamma of a relu"),
+    ("import tensorflow as tf\ndef f(x):\n    return tf.math.digamma(tf.nn.relu(x))\n", "digamma of a relu"),
+    ("import torch\ndef f(a, b):\n    return torch.special.gammaln(torch.clamp(a - b, min=0))\n", "lgamma of a value clipped"),
+    ("import jax\nfrom jax.scipy.special import digamma\ndef f(x):\n    return digamma(jax.nn.relu(x))\n", "digamma of a relu"),
+    ("import torch\ndef f(logits):\n    return torch.atanh(torch.sigmoid(logits))\n", "atanh of a sigmoid"),
+    ("import jax\nimport jax.numpy as jnp\ndef f(logits):\n    return jnp.arctanh(jax.nn.softmax(logits))\n", "atanh of a softmax"),
+    ("import tensorflow as tf\ndef f(logits):\n    return tf.math.atanh(tf.sigmoid(logits))\n", "atanh of a sigmoid"),
+    ("from keras import ops\ndef f(logits):\n    return ops.arctanh(ops.sigmoid(logits))\n", "atanh of a sigmoid"),
+])
+def test_log_family_sinks(src, what):
+    [finding] = lint(src, select=["NAN107"])
+    assert finding.code == "NAN107" and finding.message.startswith(what)
+
+
+@pytest.mark.parametrize("src", [
+    "import torch\ndef f(x):\n    return torch.log2(torch.relu(x) + 1e-6)\n",
+    "import torch\ndef f(x):\n    return torch.lgamma(torch.exp(x))\n",
+    "import torch\ndef f(z):\n    return torch.atanh(torch.tanh(z))\n",
+    # a value kept inside (-1, 1)
+    "import torch\ndef f(x):\n    return torch.atanh(torch.clamp(x, -0.5, 0.5))\n",
+])
+def test_log_family_silent(src):
+    assert only(src, "NAN107") == []

@@ -19,6 +19,9 @@ def kops(paths: str, f: Fn) -> None:
 
 kops("log", fn(o.LOG))
 kops("log1p", fn(o.LOG1P))
+kops("log2", fn(o.LOG2))
+kops("log10", fn(o.LOG10))
+kops("arctanh", fn(o.ATANH))
 kops("exp", fn(o.EXP))
 kops("sqrt", fn(o.SQRT))
 kops("rsqrt", fn(o.RSQRT))

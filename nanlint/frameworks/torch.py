@@ -33,6 +33,11 @@ def _params(signature: str):
 unary = "input:x"
 torch("log special.log", fn(o.LOG, unary), method="")
 torch("log1p special.log1p", fn(o.LOG1P, unary), method="")
+torch("log2", fn(o.LOG2, unary), method="")
+torch("log10", fn(o.LOG10, unary), method="")
+torch("lgamma special.gammaln", fn(o.LGAMMA, unary), method="")
+torch("digamma special.digamma special.psi", fn(o.DIGAMMA, unary), method="")
+torch("atanh arctanh", fn(o.ATANH, unary), method="")
 torch("exp special.exp", fn(o.EXP, unary), method="")
 torch("sqrt", fn(o.SQRT, unary), method="")
 torch("rsqrt", fn(o.RSQRT, unary), method="")

@@ -22,23 +22,44 @@ class LogOfZero(Rule):
     name = "log-of-zero"
     summary = "log of a value that reaches 0: an underflowing probability, 1 - p, relu, a count, matmul + b"
     fix = fixes.UNSAFE  # its best fix is a guard; the log of a hand-written sigmoid is NAN102's (safe)
-    default = False  # opt-in: below the 0.9 precision bar on the training corpus (docs/zero-rules.md)
+    default = True  # strong evidence only; the weak classes are NAN110's (docs/zero-rules.md)
     supersedes = ("NAN109",)
-    needs = ("log",)
-    triggers = (frozenset({o.LOG}),)
+    needs = ("log", "gamma", "psi", "atanh")
+    triggers = (frozenset({o.LOG, o.LOG2, o.LOG10, o.LGAMMA, o.DIGAMMA, o.ATANH}),)
 
     def check(self, ctx: FileContext) -> None:
-        for log in ctx.calls(o.LOG):
-            if log.x is None or UnguardedLog.covered(ctx, log.x, log.scope) or self.handled(ctx, log):
+        for node, message, fix, zero in self.findings(ctx):
+            if zero.strong:
+                ctx.report(node, message, fix)
+
+    def findings(self, ctx: FileContext):
+        """Every log whose argument reaches 0, strong evidence or weak (NAN110 reports those)."""
+        for log in ctx.calls(o.LOG, o.LOG2, o.LOG10, o.LGAMMA, o.DIGAMMA):
+            if log.x is None or (log.op == o.LOG and UnguardedLog.covered(ctx, log.x, log.scope)):
                 continue
             zero = zeros.reaches_zero(ctx, log.x, log.scope)
-            if zero is None:
+            if zero is None or self.handled(ctx, log):  # the value first: handled() needs the parent map
                 continue
             where = origin_note(zero.value.ctx or ctx, zero.value)
-            outcome = "NaN (and -inf at 0)" if zero.negative else "-inf, and its gradient inf/NaN"
-            message = (f"log of {zero.what}{where}: {zero.why}, where the log is {outcome}; "
+            if log.op in (o.LGAMMA, o.DIGAMMA):
+                outcome = f"a pole ({'+inf' if log.op == o.LGAMMA else '-inf/NaN'}), and so is its gradient"
+            else:
+                outcome = "NaN (and -inf at 0)" if zero.negative else "-inf, and its gradient inf/NaN"
+            name = "log" if log.op == o.LOG else log.op
+            message = (f"{name} of {zero.what}{where}: {zero.why}, where {name} is {outcome}; "
                        + self.advice(zero))
-            ctx.report(log.node, message, self.make_fix(ctx, log, zero))
+            yield log.node, message, self.make_fix(ctx, log, zero), zero
+        for call in ctx.calls(o.ATANH):
+            # atanh(p) = log((1 + p) / (1 - p)) / 2: inf once the probability rounds to 1
+            zero = zeros.reaches_zero(ctx, call.x, call.scope, kinds=(zeros.PROBABILITY,))
+            if call.x is None or zero is None or "product" in zero.what:
+                continue  # a product of probabilities is 1 only when every factor is
+            where = origin_note(zero.value.ctx or ctx, zero.value)
+            message = (f"atanh of {zero.what}{where}: it rounds to exactly 1 in float32 (a logit ~17 above the others), "
+                       "where atanh = log((1 + p) / (1 - p)) / 2 is inf and its gradient 1 / (1 - p**2) too; "
+                       "work with the logit (atanh(sigmoid(z)) = softplus(z + log 2) / 2) or clip p below 1 - 1e-7")
+            fix = fixes.Fix(fixes.DISPLAY_ONLY, "Use the logit: atanh(sigmoid(z)) = softplus(z + log 2) / 2")
+            yield call.node, message, fix, zero
 
     @staticmethod
     def handled(ctx: FileContext, log: OpCall) -> bool:
@@ -72,7 +93,7 @@ class LogOfZero(Rule):
             return fixes.Fix(fixes.DISPLAY_ONLY, "Apply a positive activation (softplus) before the log")
         if far(zero.value):
             return fixes.Fix(fixes.DISPLAY_ONLY, "Return logits and use log_softmax / log_sigmoid")
-        if zero.logit is not None and not zero.value.origins and zero.value.expr is log.x:
+        if log.op == o.LOG and zero.logit is not None and not zero.value.origins and zero.value.expr is log.x:
             built = spelled_call(ctx, log.framework, o.LOG_SIGMOID, log.scope, [("x", zero.logit)],
                                  prefer=(log.node.func,))
             if built is not None:

@@ -11,6 +11,7 @@ from nanlint import fixes
 from nanlint import ops as o
 from nanlint import zeros
 from nanlint.context import FileContext
+from nanlint.facts import returns_early
 from nanlint.reach import origin_note
 from nanlint.resolve import Scope
 from nanlint.rule import Rule
@@ -30,12 +31,20 @@ class DivideByZero(Rule):
     name = "divide-by-zero"
     summary = "division by a value that reaches 0: a count of a mask, a probability, 1 - p, relu, a 0 literal"
     fix = fixes.UNSAFE
-    default = False  # opt-in: below the 0.9 precision bar on the training corpus (docs/zero-rules.md)
+    default = True  # strong evidence only; the weak classes are NAN110's (docs/zero-rules.md)
     needs = ("/", "div", "reciprocal", "rsqrt", "**", "pow")
-    # a sink op, or a source op (``x ** -1`` has no site key of its own)
-    triggers = (frozenset({o.DIVIDE, SLASH, o.RECIPROCAL, o.RSQRT, o.POW}) | zeros.SOURCE_OPS,)
+    # a sink op, and an op of a strong source or a reduction (a count).  ``x ** -1`` has no site
+    # key of its own: in a file without a "/" anywhere it is left to NAN110
+    triggers = (frozenset({o.DIVIDE, SLASH, o.RECIPROCAL, o.RSQRT, o.POW}),
+                zeros.STRONG_OPS | {o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN})
 
     def check(self, ctx: FileContext) -> None:
+        for node, message, fix, zero in self.findings(ctx):
+            if zero.strong:
+                ctx.report(node, message, fix)
+
+    def findings(self, ctx: FileContext):
+        """Every division by a value reaching 0, strong evidence or weak (NAN110 reports those)."""
         sites: list[tuple[cst.CSTNode, cst.BaseExpression, Scope, str, object]] = []
         for div in divisions(ctx):
             if masked_mean(ctx, div) or number(div.den) is not None:
@@ -56,15 +65,18 @@ class DivideByZero(Rule):
                 if p is not None and p < 0:
                     sites.append((node, node.left, scope, "a negative power of", None))
         for node, den, scope, how, call in sites:
-            if self._in_where(ctx, node, scope):
-                continue
+            # the value first: the parent map a where needs costs more than most files' values
             zero = zeros.reaches_zero(ctx, den, scope, kinds=KINDS)
             if zero is None or "product" in zero.what:
                 continue  # a product of rectified widths (a box area) is a precondition of the input
+            if self._in_where(ctx, node, scope):
+                continue
+            if returns_early(ctx, node, den, scope):
+                continue  # `if sum(n) == 0: return` before `/ sum(n)`
             where = origin_note(zero.value.ctx or ctx, zero.value)
             message = (f"{how} {zero.what}{where}: {zero.why}, where the result is inf (0/0 = NaN) and "
                        f"so is the gradient; {self.advice(zero)}")
-            ctx.report(node, message, self.make_fix(ctx, den, scope, zero, node))
+            yield node, message, self.make_fix(ctx, den, scope, zero, node), zero
 
     @staticmethod
     def advice(zero: zeros.Zero) -> str:

@@ -5,6 +5,8 @@ NAN202's (distances)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from nanlint import fixes
@@ -28,12 +30,20 @@ class RootAtZero(Rule):
     name = "root-at-zero"
     summary = "sqrt / fractional power of a value that reaches 0 (relu, probability, 1 - p): NaN gradient at 0"
     fix = fixes.UNSAFE
-    default = False  # opt-in: below the 0.9 precision bar on the training corpus (docs/zero-rules.md)
+    default = True  # strong evidence only; the weak classes are NAN110's (docs/zero-rules.md)
     needs = ("sqrt", "**", "pow", "power")
-    # a sink op, or a source op (``x ** 0.25`` has no site key of its own)
-    triggers = (frozenset({o.SQRT, o.POW, POW_HALF}) | zeros.SOURCE_OPS,)
+    # a root, and an op of a strong source (a count has no gradient: a root of one is never
+    # NAN206's).  ``x ** 0.25`` has no site key of its own: in a file without another root it
+    # is left to NAN110
+    triggers = (frozenset({o.SQRT, o.POW, POW_HALF}), zeros.STRONG_OPS)
 
     def check(self, ctx: FileContext) -> None:
+        for node, message, fix, zero in self.findings(ctx):
+            if zero.strong:
+                ctx.report(node, message, fix)
+
+    def findings(self, ctx: FileContext):
+        """Every root of a value reaching 0, strong evidence or weak (NAN110 reports those)."""
         sites: list[tuple[cst.CSTNode, cst.BaseExpression, Scope, str]] = []
         for call in ctx.calls(o.SQRT, o.POW):
             if call.x is None:
@@ -57,10 +67,12 @@ class RootAtZero(Rule):
             framework = self._framework(ctx, node, scope)
             if not_differentiated(ctx, node, framework):
                 continue
+            if zero.strong and "product" in zero.what:
+                zero = replace(zero, weak="a product of scores: 0 only where a factor underflows")
             where = origin_note(zero.value.ctx or ctx, zero.value)
             message = (f"{how} of {zero.what}{where}: {zero.why}, and the gradient of {how} at 0 is inf "
                        "(NaN once it meets the source's 0 gradient); add an epsilon under it")
-            ctx.report(node, message, self.make_fix(x, zero, isinstance(node, cst.BinaryOperation)))
+            yield node, message, self.make_fix(x, zero, isinstance(node, cst.BinaryOperation)), zero
 
     @staticmethod
     def _masked_relu(ctx: FileContext, zero: zeros.Zero) -> bool:

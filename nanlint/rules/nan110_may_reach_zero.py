@@ -1,0 +1,38 @@
+"""NAN110 may-reach-zero (opt-in): the log, division and root sinks of NAN107, NAN108 and
+NAN206 when the evidence that the value reaches 0 is weak -- it is 0 only when a
+precondition the code never writes down fails: a count of a mask passed in (a padding or
+validity mask), a sigmoid or softmax of a value that is not a logit (a box coordinate, an
+embedding), a defensive clamp of a variance, a sum of rectified weights, a distance, a
+product of scores, ``floor``/``round`` of data.  Measured on the training corpus these are
+mostly false (docs/zero-rules.md); the strong classes stay on by default in the three rules."""
+
+from __future__ import annotations
+
+from nanlint import fixes, zeros
+from nanlint.context import FileContext
+from nanlint.rule import Rule
+from nanlint.rules.nan107_log_of_zero import LogOfZero
+from nanlint.rules.nan108_divide_by_zero import DivideByZero
+from nanlint.rules.nan206_root_at_zero import RootAtZero
+
+_RULES = (LogOfZero, DivideByZero, RootAtZero)
+
+
+class MayReachZero(Rule):
+    code = "NAN110"
+    name = "may-reach-zero"
+    summary = "log, division or root of a value that reaches 0 on weaker evidence (a given mask's count, a non-logit sigmoid)"
+    fix = fixes.UNSAFE
+    default = False  # opt-in: the weak classes are mostly false on training code (docs/zero-rules.md)
+    supersedes = ("NAN109",)
+    needs = tuple(dict.fromkeys(n for r in _RULES for n in r.needs))
+    # a sink of one of the three rules (or a source op: ``x ** -1`` and ``x ** 0.25`` have no
+    # site key), and a source op
+    triggers = (frozenset().union(*(r.triggers[0] for r in _RULES)) | zeros.SOURCE_OPS,
+                zeros.SOURCE_OPS | zeros.STRONG_OPS)
+
+    def check(self, ctx: FileContext) -> None:
+        for rule in _RULES:
+            for node, message, fix, zero in rule().findings(ctx):
+                if not zero.strong:
+                    ctx.report(node, f"{message} (weak evidence: {zero.weak}; {rule.code} reports the strong cases)", fix)

@@ -1,0 +1,50 @@
+"""Issue 13's "same family" items, checked to hold: NAN401 accepts a where-masked numerator
+and masks through names (a guarded count stays silent); NAN504 takes float16 evidence from a
+TF1 placeholder, set_default_dtype, .half() and a float16 Keras policy; NAN301 matches
+exponents up to a clip and denominators through tile/reshape."""
+
+import pytest
+
+from conftest import lint
+
+
+def codes(src, code):
+    return [f.code for f in lint(src, select=[code])]
+
+
+@pytest.mark.parametrize("src,expected", [
+    ("import torch\ndef f(loss, y):\n    m = y > 0\n    return torch.sum(torch.where(m, loss, 0.0)) / torch.sum(m)\n",
+     ["NAN401"]),
+    ("import torch\ndef f(loss, y):\n    mask = (y > 0).float()\n    masked = loss * mask\n    total = mask.sum()\n"
+     "    return masked.sum() / total\n", ["NAN401"]),
+    ("import torch\ndef f(loss, y):\n    m = (y > 0).float()\n"
+     "    return torch.sum(loss * m) / torch.maximum(torch.sum(m), torch.tensor(1.0))\n", []),
+])
+def test_masked_mean_family(src, expected):
+    assert codes(src, "NAN401") == expected
+
+
+@pytest.mark.parametrize("src,evidence", [
+    ("import tensorflow as tf\nx = tf.compat.v1.placeholder(tf.float16, [None, 10])\n"
+     "w = tf.Variable(tf.zeros([10, 1], dtype=tf.float16))\nloss = tf.reduce_mean(tf.matmul(x, w))\n"
+     "opt = tf.compat.v1.train.AdamOptimizer(1e-3).minimize(loss)\n", "placeholder"),
+    ("import torch\ntorch.set_default_dtype(torch.float16)\nmodel = torch.nn.Linear(10, 1)\n"
+     "opt = torch.optim.Adam(model.parameters(), lr=1e-3)\n", "set_default_dtype"),
+    ("import torch\nmodel = torch.nn.Linear(10, 1).half()\nopt = torch.optim.Adam(model.parameters(), lr=1e-3)\n",
+     ".half()"),
+    ("import keras\nkeras.mixed_precision.set_global_policy('float16')\n"
+     "model = keras.Sequential([keras.layers.Dense(1)])\n"
+     "model.compile(optimizer=keras.optimizers.Adam(1e-3), loss='mse')\n", "mixed_float16"),
+])
+def test_fp16_evidence(src, evidence):
+    [finding] = lint(src, select=["NAN504"])
+    assert evidence in finding.message
+
+
+@pytest.mark.parametrize("body", [
+    "    return tf.exp(tf.clip_by_value(x, -87.0, 87.0)) / tf.reduce_sum(tf.exp(x), axis=-1, keepdims=True)\n",
+    "    e = tf.exp(x)\n    s = tf.reduce_sum(e, axis=-1, keepdims=True)\n    return e / tf.tile(s, [1, 10])\n",
+    "    e = tf.exp(x)\n    s = tf.reshape(tf.reduce_sum(e, axis=-1), [-1, 1])\n    return e / s\n",
+])
+def test_manual_softmax_family(body):
+    assert codes("import tensorflow as tf\ndef f(x):\n" + body, "NAN301") == ["NAN301"]
