@@ -32,7 +32,7 @@ from nanlint import facts
 from nanlint import ops as o
 from nanlint.context import FileContext
 from nanlint.guards import constant, guarded, terms
-from nanlint.reach import Resolved
+from nanlint.reach import MODULE, Resolved
 from nanlint.resolve import Scope
 from nanlint.values import same
 
@@ -73,6 +73,12 @@ MAX_DEPTH = 4
 # a file without any of them (and without a literal 0 reaching a sink) has no source
 # the ops a strong source needs (a probability, 1 - p, relu, an active clamp; counts add a sum)
 STRONG_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.EXP, o.RELU, o.CLIP, o.MAXIMUM})
+# what the site filter looks for (nanlint.syntax_sites.zero_sinks): the calls a strong source
+# is computed with, masks (their counts) and affine outputs, and the layers that end in them
+SITE_SOURCES = STRONG_OPS | frozenset({
+    o.MATMUL, o.EQUAL, o.NOT_EQUAL, o.GREATER, o.GREATER_EQUAL, o.LESS, o.LESS_EQUAL,
+    o.LOGICAL_AND, o.LOGICAL_OR, o.LOGICAL_NOT, o.SOFTMAX_LAYER, o.SIGMOID_LAYER, o.ACTIVATION_LAYER,
+    o.DENSE_LAYER})
 SOURCE_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.RELU, o.CLIP, o.MAXIMUM, o.ABS, o.SQUARE, o.POW, o.FLOOR,
                         o.ROUND, o.MATMUL, o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN})
 
@@ -101,6 +107,16 @@ class Zero:
         return WHY[self.kind]
 
 
+def site(tree, text: str, sinks: frozenset[str], divide: bool = False, power=None) -> bool:
+    """Whether an operand of one of the ``sinks`` ops (a ``/`` when ``divide``, ``x ** p``
+    when ``power(p)``) may hold a strong source's value, read from CPython's tree: the
+    default zero rules' ``Rule.site`` (their sources are in the file: ``imported_values``)."""
+    from nanlint.sites import last_names
+    from nanlint.syntax_sites import zero_sinks
+
+    return zero_sinks(tree, text, last_names(sinks), last_names(SITE_SOURCES), divide, power)
+
+
 def reaches_zero(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope,
                  kinds: tuple[str, ...] | None = None, depth: int = MAX_DEPTH) -> Zero | None:
     """The first value reaching ``expr`` that is a source of 0 (of one of ``kinds``, by
@@ -119,7 +135,10 @@ def reaches_zero(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope
         if found is not None and found[0] == CONSTANT and r.via:
             continue
         if found is not None and found[0] in kinds:
-            zero = Zero(found[0], found[1], r, found[2], found[3])
+            weak_why = found[3]
+            if weak_why is None and (r.ctx is not None or MODULE in r.via):
+                weak_why = ELSEWHERE_WHY
+            zero = Zero(found[0], found[1], r, found[2], weak_why)
             if zero.strong:
                 return zero
             weak = weak or zero
@@ -196,6 +215,8 @@ def _source(ctx: FileContext, e: cst.BaseExpression, s: Scope, depth: int) -> So
 
 
 WEAK_DIFFERENCE = "0 only where the two values coincide exactly"
+# the default rules report what the file shows; the site filter counts only the file's own ops for them
+ELSEWHERE_WHY = "a value from another module of the project: what it holds is that module's contract, not shown here"
 
 
 def _not_logit(ctx: FileContext, x: cst.BaseExpression | None, s: Scope) -> str | None:

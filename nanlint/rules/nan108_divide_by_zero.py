@@ -15,6 +15,7 @@ from nanlint.facts import returns_early
 from nanlint.reach import origin_note
 from nanlint.resolve import Scope
 from nanlint.rule import Rule
+from nanlint.syntax_sites import literal
 from nanlint.rules._gradient_traps import bare, spelled_call
 from nanlint.rules._shapes import divisions
 from nanlint.rules._zero_fixes import epsilon, far, guard
@@ -31,12 +32,20 @@ class DivideByZero(Rule):
     name = "divide-by-zero"
     summary = "division by a value that reaches 0: a count of a mask, a probability, 1 - p, relu, a 0 literal"
     fix = fixes.UNSAFE
-    default = True  # strong evidence only; the weak classes are NAN110's (docs/zero-rules.md)
+    # opt-in for its cost: precise (7 true, 0 false on both corpora, docs/zero-rules.md), but "/"
+    # and a source op are in nearly every model file, so on by default it made libcst parse
+    # 2.5x the files of the training bench (+55% CPU); NAN107 is the zero rule on by default
+    default = False
     needs = ("/", "div", "reciprocal", "rsqrt", "**", "pow")
     # a sink op, and an op of a strong source or a reduction (a count).  ``x ** -1`` has no site
     # key of its own: in a file without a "/" anywhere it is left to NAN110
+    imported_values = False  # a source in another module is NAN110's (zeros.ELSEWHERE_WHY)
     triggers = (frozenset({o.DIVIDE, SLASH, o.RECIPROCAL, o.RSQRT, o.POW}),
                 zeros.STRONG_OPS | {o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN})
+
+    def site(self, tree, text: str) -> bool:
+        return zeros.site(tree, text, frozenset({o.DIVIDE, o.RECIPROCAL, o.RSQRT, o.POW}), divide=True,
+                          power=lambda p: (literal(p) or 0) < 0)
 
     def check(self, ctx: FileContext) -> None:
         for node, message, fix, zero in self.findings(ctx):

@@ -17,6 +17,7 @@ from nanlint.gradients import not_differentiated
 from nanlint.reach import origin_note
 from nanlint.resolve import Scope
 from nanlint.rule import Rule
+from nanlint.syntax_sites import literal
 from nanlint.rules._gradient_traps import add_eps, is_difference, square_base, sum_of_squares
 from nanlint.rules._zero_fixes import far
 from nanlint.sites import POW_HALF
@@ -30,12 +31,20 @@ class RootAtZero(Rule):
     name = "root-at-zero"
     summary = "sqrt / fractional power of a value that reaches 0 (relu, probability, 1 - p): NaN gradient at 0"
     fix = fixes.UNSAFE
-    default = True  # strong evidence only; the weak classes are NAN110's (docs/zero-rules.md)
+    # opt-in for its cost: precise (5 true, 0 false on both corpora, docs/zero-rules.md), but
+    # roots (attention's ``** 0.5``) and sources are in most model files: +30% CPU on the
+    # training bench by default; NAN107 is the zero rule on by default
+    default = False
     needs = ("sqrt", "**", "pow", "power")
     # a root, and an op of a strong source (a count has no gradient: a root of one is never
     # NAN206's).  ``x ** 0.25`` has no site key of its own: in a file without another root it
     # is left to NAN110
+    imported_values = False  # a source in another module is NAN110's (zeros.ELSEWHERE_WHY)
     triggers = (frozenset({o.SQRT, o.POW, POW_HALF}), zeros.STRONG_OPS)
+
+    def site(self, tree, text: str) -> bool:
+        return zeros.site(tree, text, frozenset({o.SQRT, o.POW}),
+                          power=lambda p: 0 < (literal(p) or 0) < 1)
 
     def check(self, ctx: FileContext) -> None:
         for node, message, fix, zero in self.findings(ctx):
