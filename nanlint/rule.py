@@ -40,10 +40,6 @@ class Rule:
     # rule may report in any file.  Every way ``check`` starts (``ctx.calls(...)``, the
     # binops it reads, what ``op_of`` must find) must be in a group, or a finding is lost.
     triggers: ClassVar[tuple[frozenset[str], ...] | None] = None
-    # Whether a value from another module of the project can start a finding (the site
-    # filter then counts the value sources of the imported modules toward ``triggers``);
-    # False: the triggers must be in the file itself.
-    imported_values: ClassVar[bool] = True
 
     def check(self, ctx: FileContext) -> None:  # pragma: no cover - abstract
         raise NotImplementedError

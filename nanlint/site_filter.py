@@ -54,31 +54,28 @@ class SiteFilter:
                 shaped[rule.code] = isinstance(checked.tree, _chunks.Skeleton) or rule.site(checked.tree, checked.text)
             return shaped[rule.code]
 
-        def may(present: frozenset[str], imported: bool = False) -> bool:
-            """Whether some rule can report given ``present`` (with the imported
-            modules' ops, when ``imported``: only for rules whose values may come from them)."""
-            return any(rule.can_report(present) and site(rule) for rule in rules
-                       if not imported or rule.imported_values)
+        def may(present: frozenset[str]) -> bool:
+            return any(rule.can_report(present) and site(rule) for rule in rules)
 
         def enough(present: frozenset[str]) -> bool:
             if may(present):
                 return True
-            if not may(present | VALUE_SOURCES, True):
+            if not may(present | VALUE_SOURCES):
                 return False  # no value an imported module can give would make it enough
             # the imported modules: the names in their texts bound what their trees can
             # hold; a tree is built only while those bounds could still decide
             if not deps:
                 deps.extend((d, self._dep_ops(d, exact=False)) for d in self._dependencies(checked, path))
             loose = [ops for _, ops in deps]
-            if not may(present.union(*loose), True):
+            if not may(present.union(*loose)):
                 return False
             found: set[str] = set()
             for i, (dep, ops) in enumerate(deps):
                 if ops:
                     found |= self._dep_ops(dep, exact=True)
-                    if may(present | found, True):
+                    if may(present | found):
                         return True
-                    if not may(present.union(found, *loose[i + 1:]), True):
+                    if not may(present.union(found, *loose[i + 1:])):
                         return False
             return False
         return not enough(sites.scan(checked.tree, checked.text, self.wanted, enough))

@@ -352,6 +352,10 @@ def zero_sinks(tree: ast.Module, text: str, sinks: frozenset[str], sources: froz
             operands.append(_Uses([*call.args, *(k.value for k in call.keywords),
                                    call.func.value if type(call.func) is ast.Attribute else None], sources))
     free: set[str] = set()  # a lambda's parameters: whatever it is applied to
+    # a name imported from a module (``from .features import activations``): its value may be
+    # a source there, so calling it (or constructing it: a model) is one
+    imported = {a.asname or a.name for n in _statements(tree) if type(n) is ast.ImportFrom
+                for a in n.names if a.name != "*"}
     owners: list[tuple[str, ast.AST]] = [("", tree)]
     while owners:
         owner, scope = owners.pop()
@@ -398,7 +402,7 @@ def zero_sinks(tree: ast.Module, text: str, sinks: frozenset[str], sources: froz
                 returns.setdefault(owner, []).extend(returns.get(item.name, ()))
     names: set[str] = set(free)
     attrs: set[str] = set()
-    defs: set[str] = set()
+    defs: set[str] = set(imported)
     # a name bound to a literal 0 is a source only when that is its one binding in the file
     # (the rules count a constant only as the one value reaching a sink: an accumulator
     # ``n = 0`` that a loop increments is not)

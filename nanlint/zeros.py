@@ -32,7 +32,7 @@ from nanlint import facts
 from nanlint import ops as o
 from nanlint.context import FileContext
 from nanlint.guards import constant, guarded, terms
-from nanlint.reach import MODULE, Resolved
+from nanlint.reach import Resolved
 from nanlint.resolve import Scope
 from nanlint.values import same
 
@@ -110,7 +110,7 @@ class Zero:
 def site(tree, text: str, sinks: frozenset[str], divide: bool = False, power=None) -> bool:
     """Whether an operand of one of the ``sinks`` ops (a ``/`` when ``divide``, ``x ** p``
     when ``power(p)``) may hold a strong source's value, read from CPython's tree: the
-    default zero rules' ``Rule.site`` (their sources are in the file: ``imported_values``)."""
+    zero rules' ``Rule.site``."""
     from nanlint.sites import last_names
     from nanlint.syntax_sites import zero_sinks
 
@@ -135,10 +135,7 @@ def reaches_zero(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope
         if found is not None and found[0] == CONSTANT and r.via:
             continue
         if found is not None and found[0] in kinds:
-            weak_why = found[3]
-            if weak_why is None and (r.ctx is not None or MODULE in r.via):
-                weak_why = ELSEWHERE_WHY
-            zero = Zero(found[0], found[1], r, found[2], weak_why)
+            zero = Zero(found[0], found[1], r, found[2], found[3])
             if zero.strong:
                 return zero
             weak = weak or zero
@@ -215,8 +212,6 @@ def _source(ctx: FileContext, e: cst.BaseExpression, s: Scope, depth: int) -> So
 
 
 WEAK_DIFFERENCE = "0 only where the two values coincide exactly"
-# the default rules report what the file shows; the site filter counts only the file's own ops for them
-ELSEWHERE_WHY = "a value from another module of the project: what it holds is that module's contract, not shown here"
 
 
 def _not_logit(ctx: FileContext, x: cst.BaseExpression | None, s: Scope) -> str | None:

@@ -117,3 +117,50 @@ def test_deep_chain_is_still_too_deep():
     src = "x = a" + " + a" * 1500 + "\n"
     with pytest.raises(syntax.NestingTooDeep):
         syntax.parse(src)
+
+
+def zero_log(src: str) -> bool:
+    """NAN107's site: a log whose operand may hold a source's value."""
+    from nanlint import zeros
+
+    return zeros.site(ast.parse(src), src, frozenset({o.LOG}))
+
+
+@pytest.mark.parametrize("src", [
+    "p = F.softmax(z, -1)\nq = p.view(-1)\ny = torch.log(q)",                      # through names
+    "def f(p):\n    return torch.log(p)\ny = f(torch.sigmoid(z))",                  # a parameter's argument
+    "def g(x, p):\n    return p.log()\ny = g(x, p=torch.relu(h))",                  # by keyword
+    "class M:\n    def __init__(self):\n        self.head = nn.Sigmoid()\n"
+    "    def loss(self, x):\n        return torch.log(self.head(x))",               # an attribute
+    "def probs(z):\n    return z.softmax(-1)\ny = torch.log(probs(z))",                # a local function's return
+    "from .features import activations\ny = torch.log(activations(x))",            # another module's value
+    "y_conv = [0.0, 1.0]\nce = tf.log(y_conv)",                                     # a literal holding 0
+    "keep = t != ignore\nn = keep.sum()\ny = torch.log(n)",                         # a count of a mask
+    "h = x @ W + b\ny = tf.log(h)",                                                 # an affine output
+    "from torch import log as ln\ny = ln(q)",                                       # the sink renamed
+    "f = lambda p: torch.log(p)",                                                   # a lambda's parameter
+])
+def test_zero_sink_sites(src):
+    assert zero_log(src)
+
+
+@pytest.mark.parametrize("src", [
+    "y = torch.log(x)",                                        # a value nothing computes here
+    "def f(p):\n    return torch.log(p)\ny = f(x)",           # its callers pass data
+    "p = F.softmax(z, -1)\ny = torch.log(x + 1)",              # the source reaches no log
+    "y = math.log(2) * torch.softmax(z, -1)",
+    "p = torch.sigmoid(z)\ny = p / 2",                          # no log at all
+])
+def test_no_zero_sink_site(src):
+    assert not zero_log(src)
+
+
+def test_an_accumulator_is_not_a_zero_constant():
+    from nanlint import zeros
+
+    def div(src: str) -> bool:
+        return zeros.site(ast.parse(src), src, frozenset({o.DIVIDE}), divide=True)
+
+    assert not div("n = 0\nfor b in batches:\n    n += len(b)\nmean = total / n")
+    assert div("n = 0\nmean = total / n")  # the one value reaching the division
+    assert div("mean = total / 0")

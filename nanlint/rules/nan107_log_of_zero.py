@@ -25,7 +25,6 @@ class LogOfZero(Rule):
     default = True  # strong evidence only; the weak classes are NAN110's (docs/zero-rules.md)
     supersedes = ("NAN109",)
     needs = ("log", "gamma", "psi", "atanh")
-    imported_values = False  # a source in another module is NAN110's (zeros.ELSEWHERE_WHY)
     triggers = (frozenset({o.LOG, o.LOG2, o.LOG10, o.LGAMMA, o.DIGAMMA, o.ATANH}),)
 
     def site(self, tree, text: str) -> bool:

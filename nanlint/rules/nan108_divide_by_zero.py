@@ -39,7 +39,6 @@ class DivideByZero(Rule):
     needs = ("/", "div", "reciprocal", "rsqrt", "**", "pow")
     # a sink op, and an op of a strong source or a reduction (a count).  ``x ** -1`` has no site
     # key of its own: in a file without a "/" anywhere it is left to NAN110
-    imported_values = False  # a source in another module is NAN110's (zeros.ELSEWHERE_WHY)
     triggers = (frozenset({o.DIVIDE, SLASH, o.RECIPROCAL, o.RSQRT, o.POW}),
                 zeros.STRONG_OPS | {o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN})
 

@@ -39,7 +39,6 @@ class RootAtZero(Rule):
     # a root, and an op of a strong source (a count has no gradient: a root of one is never
     # NAN206's).  ``x ** 0.25`` has no site key of its own: in a file without another root it
     # is left to NAN110
-    imported_values = False  # a source in another module is NAN110's (zeros.ELSEWHERE_WHY)
     triggers = (frozenset({o.SQRT, o.POW, POW_HALF}), zeros.STRONG_OPS)
 
     def site(self, tree, text: str) -> bool:
