@@ -73,7 +73,7 @@ MAX_DEPTH = 4
 # a file without any of them (and without a literal 0 reaching a sink) has no source
 # the ops a strong source needs (a probability, 1 - p, relu, an active clamp; counts add a sum)
 STRONG_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.EXP, o.RELU, o.CLIP, o.MAXIMUM})
-# what the site filter looks for (nanlint.syntax_sites.zero_sinks): the calls a strong source
+# what the site filter looks for (nanlint.zero_sites.zero_sinks): the calls a strong source
 # is computed with, masks (their counts) and affine outputs, and the layers that end in them
 SITE_SOURCES = STRONG_OPS | frozenset({
     o.MATMUL, o.EQUAL, o.NOT_EQUAL, o.GREATER, o.GREATER_EQUAL, o.LESS, o.LESS_EQUAL,
@@ -112,7 +112,7 @@ def site(tree, text: str, sinks: frozenset[str], divide: bool = False, power=Non
     when ``power(p)``) may hold a strong source's value, read from CPython's tree: the
     zero rules' ``Rule.site``."""
     from nanlint.sites import last_names
-    from nanlint.syntax_sites import zero_sinks
+    from nanlint.zero_sites import zero_sinks
 
     return zero_sinks(tree, text, last_names(sinks), last_names(SITE_SOURCES), divide, power)
 
