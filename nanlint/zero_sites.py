@@ -65,10 +65,6 @@ class _Uses:
             if _zero_literal(node):
                 self.zero = True  # the value itself is 0 (or below), or a literal holding 0
 
-    def tainted(self, names: set[str], attrs: set[str], defs: set[str], zero: bool = True) -> bool:
-        return self.root or (zero and self.zero) or not (self.names.isdisjoint(names) and self.attrs.isdisjoint(attrs)
-                                 and self.calls.isdisjoint(defs))
-
 
 def zero_sinks(tree: ast.Module, text: str, sinks: frozenset[str], sources: frozenset[str],
                divide: bool = False, power=None) -> bool:
@@ -77,24 +73,24 @@ def zero_sinks(tree: ast.Module, text: str, sinks: frozenset[str], sources: froz
     call spelled with one of ``sources``, a comparison (a mask to count), a matmul, a
     literal 0, through the names, attributes, returns and parameters of the file (in any
     scope: a taint over names, not a flow): where the zero rules (NAN107/NAN108/NAN206)
-    can report on values the file shows."""
+    can report on values the file shows.
+
+    Searched backwards from the sinks' operands, reading an expression only when the
+    search needs it (most files have few sinks and many assignments)."""
     every = sinks | sources
-    flows: list[tuple[list[tuple[str, str]], _Uses]] = []  # (targets (kind, name), value)
-    returns: dict[str, list[_Uses]] = {}  # def or class name -> its returns' values
-    params: dict[str, list[ast.arguments]] = {}  # def name -> the parameters of each def of it
-    arguments: list[tuple[str, int | str, _Uses]] = []  # (callee name, position or keyword (-1: any), argument)
-    operands: list[_Uses] = []
+    operands: list[ast.AST | None] = []
     for call, name in calls(tree, text, every):
         if name is None:
             return True  # a sink or source bound to another name: anything may be one
         if name in sinks:
-            operands.append(_Uses([*call.args, *(k.value for k in call.keywords),
-                                   call.func.value if type(call.func) is ast.Attribute else None], sources))
+            operands.extend([*call.args, *(k.value for k in call.keywords),
+                             call.func.value if type(call.func) is ast.Attribute else None])
+    flows: dict[tuple[str, str], list[ast.AST]] = {}  # target (kind, name) -> the values bound to it
+    returns: dict[str, list[ast.AST]] = {}  # def or class name -> its returns' values
+    params: dict[str, list[ast.arguments]] = {}  # def name -> the parameters of each def of it
+    arguments: dict[str, list[tuple[int | str, ast.AST]]] = {}  # callee -> (position or keyword, -1: any; argument)
+    methods: dict[str, list[str]] = {}  # class name -> its methods' names
     free: set[str] = set()  # a lambda's parameters: whatever it is applied to
-    # a name imported from a module (``from .features import activations``): its value may be
-    # a source there, so calling it (or constructing it: a model) is one
-    imported = {a.asname or a.name for n in statements(tree) if type(n) is ast.ImportFrom
-                for a in n.names if a.name != "*"}
     owners: list[tuple[str, ast.AST]] = [("", tree)]
     while owners:
         owner, scope = owners.pop()
@@ -102,21 +98,29 @@ def zero_sinks(tree: ast.Module, text: str, sinks: frozenset[str], sources: froz
             k = type(n)
             if k in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
                 owners.append((n.name, n))
-                if k is not ast.ClassDef:
+                if k is ast.ClassDef:
+                    methods.setdefault(n.name, []).extend(
+                        m.name for m in n.body if type(m) in (ast.FunctionDef, ast.AsyncFunctionDef))
+                else:
                     params.setdefault(n.name, []).append(n.args)
                 continue
             if k is ast.Assign:
-                flows.append(([t for target in n.targets for t in _targets(target)], _Uses([n.value], sources)))
+                for target in n.targets:
+                    for t in _targets(target):
+                        flows.setdefault(t, []).append(n.value)
             elif k in (ast.AugAssign, ast.AnnAssign, ast.NamedExpr) and n.value is not None:
-                flows.append((_targets(n.target), _Uses([n.value], sources)))
+                for t in _targets(n.target):
+                    flows.setdefault(t, []).append(n.value)
                 if k is ast.AugAssign and divide and type(n.op) is ast.Div:
-                    operands.append(_Uses([n.value], sources))  # x /= n
+                    operands.append(n.value)  # x /= n
             elif k in (ast.For, ast.AsyncFor, ast.comprehension):
-                flows.append((_targets(n.target), _Uses([n.iter], sources)))
+                for t in _targets(n.target):
+                    flows.setdefault(t, []).append(n.iter)
             elif k is ast.withitem and n.optional_vars is not None:
-                flows.append((_targets(n.optional_vars), _Uses([n.context_expr], sources)))
+                for t in _targets(n.optional_vars):
+                    flows.setdefault(t, []).append(n.context_expr)
             elif k in (ast.Return, ast.Yield) and n.value is not None and owner:
-                returns.setdefault(owner, []).append(_Uses([n.value], sources))
+                returns.setdefault(owner, []).append(n.value)
             elif k is ast.Lambda:
                 a = n.args
                 free.update(p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if p)
@@ -125,45 +129,50 @@ def zero_sinks(tree: ast.Module, text: str, sinks: frozenset[str], sources: froz
                 callee = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
                 if callee is not None:
                     shift = 1 if type(func) is ast.Attribute else 0  # a method's self
-                    for i, arg in enumerate(n.args):
-                        where = -1 if type(arg) is ast.Starred else i + shift
-                        arguments.append((callee, where, _Uses([arg], sources)))
-                    for kw in n.keywords:
-                        arguments.append((callee, -1 if kw.arg is None else kw.arg, _Uses([kw.value], sources)))
+                    sites = arguments.setdefault(callee, [])
+                    sites.extend((-1 if type(arg) is ast.Starred else i + shift, arg) for i, arg in enumerate(n.args))
+                    sites.extend((-1 if kw.arg is None else kw.arg, kw.value) for kw in n.keywords)
             elif k is ast.BinOp and ((divide and type(n.op) is ast.Div) or
                                      (power is not None and type(n.op) is ast.Pow and power(n.right))):
-                operands.append(_Uses([n.right if type(n.op) is ast.Div else n.left], sources))
+                operands.append(n.right if type(n.op) is ast.Div else n.left)
+    operands = [o for o in operands if o is not None]
     if not operands:
         return False
-    for owner, scope in ((n.name, n) for n in ast.walk(tree) if type(n) is ast.ClassDef):
-        for item in scope.body:  # a class returns what its methods return (forward, call, __call__)
-            if type(item) in (ast.FunctionDef, ast.AsyncFunctionDef):
-                returns.setdefault(owner, []).extend(returns.get(item.name, ()))
-    names: set[str] = set(free)
-    attrs: set[str] = set()
-    defs: set[str] = set(imported)
-    # a name bound to a literal 0 is a source only when that is its one binding in the file
-    # (the rules count a constant only as the one value reaching a sink: an accumulator
-    # ``n = 0`` that a loop increments is not)
-    bindings: dict[tuple[str, str], int] = {}
-    for targets, _ in flows:
-        for t in targets:
-            bindings[t] = bindings.get(t, 0) + 1
-    for _ in range(8):
-        before = (len(names), len(attrs), len(defs))
-        for targets, value in flows:
-            if value.tainted(names, attrs, defs, zero=all(bindings[t] == 1 for t in targets)):
-                for kind, name in targets:
-                    (names if kind == "name" else attrs).add(name)
-        for owner, values in returns.items():
-            if owner not in defs and any(v.tainted(names, attrs, defs) for v in values):
-                defs.add(owner)
-        for callee, where, arg in arguments:
-            if callee in params and arg.tainted(names, attrs, defs):
-                names.update(_parameters(params[callee], where) - {"self", "cls"})  # objects: their attributes flow
-        if (len(names), len(attrs), len(defs)) == before:
-            break
-    return any(u.tainted(names, attrs, defs) for u in operands)
+    # a name imported from a module (``from .features import activations``): its value may be
+    # a source there, so calling it (or constructing it: a model) is one
+    imported = {a.asname or a.name for n in statements(tree) if type(n) is ast.ImportFrom
+                for a in n.names if a.name != "*"}
+    parameters: dict[str, list[tuple[str, int | str]]] = {}  # parameter name -> (its def, positions binding it)
+    for name, defs in params.items():
+        for where in {w for w, _ in arguments.get(name, ())}:
+            for p in _parameters(defs, where) - {"self", "cls"}:  # objects: their attributes flow
+                parameters.setdefault(p, []).append((name, where))
+
+    seen: set = set()
+    work: list[tuple[ast.AST, bool]] = [(o, True) for o in operands]  # (expression, may its zero literal count)
+    while work:
+        node, zero = work.pop()
+        uses = _Uses([node], sources)
+        if uses.root or (zero and uses.zero) or not uses.names.isdisjoint(free) \
+                or not uses.calls.isdisjoint(imported):
+            return True
+        for key in [("name", n) for n in uses.names] + [("attr", a) for a in uses.attrs] + \
+                [("call", c) for c in uses.calls]:
+            if key in seen:
+                continue
+            seen.add(key)
+            kind, name = key
+            if kind == "call":
+                for owner in [name, *methods.get(name, ())]:  # a class returns what its methods return
+                    work.extend((v, True) for v in returns.get(owner, ()))
+                continue
+            values = flows.get(key, ())
+            # a name bound to a literal 0 is a source only when that is its one binding in the file
+            work.extend((v, len(values) == 1) for v in values)
+            if kind == "name":
+                for owner, where in parameters.get(name, ()):
+                    work.extend((arg, True) for w, arg in arguments.get(owner, ()) if w == where)
+    return False
 
 
 def _parameters(defs: list[ast.arguments], where: int | str) -> set[str]:
