@@ -48,6 +48,7 @@ class SiteFilter:
             return True
         shaped: dict[str, bool] = {}  # rule code -> Rule.site, asked once its triggers are there
         deps: list[tuple[Path, frozenset[str]]] = []  # imported project modules, the ops their names spell
+        listed: list[bool] = []  # whether deps was filled
 
         def site(rule: Rule) -> bool:
             if rule.code not in shaped:  # a large file's skeleton has no calls to read: yes
@@ -64,7 +65,8 @@ class SiteFilter:
                 return False  # no value an imported module can give would make it enough
             # the imported modules: the names in their texts bound what their trees can
             # hold; a tree is built only while those bounds could still decide
-            if not deps:
+            if not listed:
+                listed.append(True)
                 deps.extend((d, self._dep_ops(d, exact=False)) for d in self._dependencies(checked, path))
             loose = [ops for _, ops in deps]
             if not may(present.union(*loose)):
