@@ -20,13 +20,12 @@ from nanlint.syntax_sites import calls, literal, statements
 
 def _zero_literal(node: ast.expr) -> bool:
     """A constant at most 0, a list or tuple literal holding one, a tensor made of one."""
-    if type(node) is ast.Call and node.args:
-        node = node.args[0]
+    if type(node) is ast.Call and node.args and type(node.args[0]) in (ast.List, ast.Tuple):
+        node = node.args[0]  # torch.tensor([0., 1.])
     if type(node) in (ast.List, ast.Tuple):
         return any(_zero_literal(e) for e in node.elts if type(e) is not ast.Starred)
     value = literal(node)
     return value is not None and value <= 0
-
 
 
 class _Uses:
