@@ -312,7 +312,7 @@ def _rest(text: str, start: int, line: int, source: bytes | None):
 
 def _take(skeleton: Skeleton, tree: ast.Module, offset: int) -> None:
     """Record the top-level statements of one chunk's ``tree`` (its lines ``offset``
-    below the file's) and the nodes ``sites.scan`` reads (``sites._statements``:
+    below the file's) and the nodes ``sites.scan`` reads (``sites.statements``:
     every statement at every nesting level)."""
     from nanlint import sites
 
@@ -329,7 +329,7 @@ def _take(skeleton: Skeleton, tree: ast.Module, offset: int) -> None:
             continue
         _record(skeleton, stmt, _first(stmt) + offset, (stmt.end_lineno or stmt.lineno) + offset)
         if isinstance(stmt, _COMPOUND):
-            for node in sites._statements([stmt]):
+            for node in sites.statements([stmt]):
                 _scanned(node, body, offset, sites)
         else:
             _scanned(stmt, body, offset, sites)

@@ -14,6 +14,7 @@ Float32 facts used here (measured with numpy, TF 2.21, torch 2.13, JAX 0.10):
 from __future__ import annotations
 
 import re
+import struct
 
 import libcst as cst
 
@@ -23,6 +24,14 @@ from nanlint.resolve import ASSIGN, Scope
 from nanlint.values import number, terms  # noqa: F401 - terms: rules import it from here
 
 F32_ABSORBED_ADD = 2.0 ** -24  # 1 + eps == 1 in float32 for eps <= this
+
+
+def float32(value: float) -> float:
+    """``value`` rounded to float32 (inf past its range)."""
+    try:
+        return struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:
+        return float("inf")
 F32_ABSORBED_SUB = 2.0 ** -25  # 1 - eps == 1 in float32 for eps <= this
 _EPS_NAME = re.compile(r"eps|epsilon|tiny|smooth", re.IGNORECASE)
 _NAMED_CONSTANTS = {f"{module}.{name}": value for module in ("math", "numpy", "torch", "jax.numpy")

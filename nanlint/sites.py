@@ -94,7 +94,8 @@ def _names(wanted: frozenset[str]) -> frozenset[str]:
     return frozenset(n for n, ops in _tables()[3].items() if not ops.isdisjoint(wanted))
 
 
-def _statements(body: list[ast.stmt]):
+def statements(body: list[ast.stmt]):
+    """Every statement under ``body``, nested ones included (bodies, handlers, match cases)."""
     stack = list(body)
     while stack:
         s = stack.pop()
@@ -156,7 +157,7 @@ def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough) -> frozens
     binds: dict[str, set[str]] = {}
     aliases: list[tuple[str, list[str]]] = []
     roots: set[str] = set()
-    for node in _statements(tree.body):
+    for node in statements(tree.body):
         kind = type(node)
         if kind is ast.Import:
             for alias in node.names:

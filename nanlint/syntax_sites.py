@@ -21,19 +21,13 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-import struct
 
-F32_ABSORBED_ADD = 2.0 ** -24  # 1 + eps == 1 in float32 for eps <= this (as nanlint.guards)
-_NAMED = frozenset({"pi", "e", "tau"})  # the named constants nanlint.guards.constant knows
+from nanlint.guards import _NAMED_CONSTANTS, F32_ABSORBED_ADD, float32
+from nanlint.sites import statements
+
+_NAMED = frozenset(q.rsplit(".", 1)[-1] for q in _NAMED_CONSTANTS)  # pi, e, tau: what guards.constant knows
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 UNKNOWN = object()  # a constant whose value the syntax does not tell (a name bound to one)
-
-
-def _float32(value: float) -> float:
-    try:
-        return struct.unpack("f", struct.pack("f", value))[0]
-    except OverflowError:
-        return float("inf")
 
 
 class _Constants:
@@ -41,7 +35,7 @@ class _Constants:
 
     def __init__(self, tree: ast.Module, text: str) -> None:
         self.names = set(_NAMED)
-        nodes = ast.walk(tree) if ":=" in text else statements(tree)  # walrus: anywhere in an expression
+        nodes = ast.walk(tree) if ":=" in text else statements(tree.body)  # walrus: anywhere in an expression
         for node in nodes:
             kind = type(node)
             if kind is ast.Assign:
@@ -108,18 +102,6 @@ class _Constants:
         return None
 
 
-def statements(tree: ast.Module):
-    stack = list(tree.body)
-    while stack:
-        s = stack.pop()
-        yield s
-        for field in ("body", "orelse", "finalbody"):
-            stack.extend(getattr(s, field, None) or ())
-        for group in ("handlers", "cases"):
-            for h in getattr(s, group, None) or ():
-                stack.extend(h.body)
-
-
 def _terms(node: ast.expr) -> list[tuple[int, ast.expr]]:
     """``a + b - (c - d)`` as ``[(+1, a), (+1, b), (-1, c), (+1, d)]`` (as nanlint.values.terms)."""
     out: list[tuple[int, ast.expr]] = []
@@ -158,7 +140,7 @@ def absorbed_epsilon(tree: ast.Module, text: str, log_names: frozenset[str], cli
                 if type(arg) is ast.BinOp:
                     consts = consts or _Constants(tree, text)
                     v = consts.value(arg)
-                    if v is UNKNOWN or (v is not None and v != 1.0 and _float32(v) == 1.0):
+                    if v is UNKNOWN or (v is not None and v != 1.0 and float32(v) == 1.0):
                         return True
     return False
 
@@ -179,6 +161,11 @@ def _absorbs(consts: _Constants, node: ast.BinOp) -> bool:
     return any(0 < v <= big * F32_ABSORBED_ADD for v in run)
 
 
+def callee(func: ast.expr) -> str | None:
+    """The name a call is spelled with: ``f`` of ``f(x)`` and of ``m.f(x)``."""
+    return func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+
+
 def literal(node: ast.expr) -> float | None:
     """The value of a numeric literal (``2``, ``-0.5``), as nanlint.values.number reads one."""
     sign = 1.0
@@ -191,9 +178,7 @@ def literal(node: ast.expr) -> float | None:
 
 
 def _is_zero(node: ast.expr) -> bool:
-    if type(node) is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd):
-        node = node.operand
-    return type(node) is ast.Constant and type(node.value) in (int, float) and node.value == 0
+    return literal(node) == 0
 
 
 def zero_clip(tree: ast.Module, text: str, clip_names: frozenset[str]) -> bool:
@@ -235,7 +220,7 @@ def calls(tree: ast.Module, text: str, names: frozenset[str]):
             if kind is ast.Call:
                 func = n.func
                 funcs.add(id(func))
-                name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+                name = callee(func)
                 if name in names:
                     yield n, name
             elif kind is ast.Name or kind is ast.Attribute:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import ast
 
-from nanlint.syntax_sites import calls, literal, statements
+from nanlint.sites import statements
+from nanlint.syntax_sites import callee, calls, literal
 
 
 def _zero_literal(node: ast.expr) -> bool:
@@ -51,7 +52,7 @@ class _Uses:
                     self.attrs.add(n.attr)
                 elif kind is ast.Call:
                     func = n.func
-                    name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+                    name = callee(func)
                     if name is not None:
                         if name in sources:
                             self.root = True
@@ -125,10 +126,10 @@ def zero_sinks(tree: ast.Module, text: str, sinks: frozenset[str], sources: froz
                 free.update(p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if p)
             elif k is ast.Call:
                 func = n.func
-                callee = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
-                if callee is not None:
+                name = callee(func)
+                if name is not None:
                     shift = 1 if type(func) is ast.Attribute else 0  # a method's self
-                    sites = arguments.setdefault(callee, [])
+                    sites = arguments.setdefault(name, [])
                     sites.extend((-1 if type(arg) is ast.Starred else i + shift, arg) for i, arg in enumerate(n.args))
                     sites.extend((-1 if kw.arg is None else kw.arg, kw.value) for kw in n.keywords)
             elif k is ast.BinOp and ((divide and type(n.op) is ast.Div) or
@@ -139,7 +140,7 @@ def zero_sinks(tree: ast.Module, text: str, sinks: frozenset[str], sources: froz
         return False
     # a name imported from a module (``from .features import activations``): its value may be
     # a source there, so calling it (or constructing it: a model) is one
-    imported = {a.asname or a.name for n in statements(tree) if type(n) is ast.ImportFrom
+    imported = {a.asname or a.name for n in statements(tree.body) if type(n) is ast.ImportFrom
                 for a in n.names if a.name != "*"}
     parameters: dict[str, list[tuple[str, int | str]]] = {}  # parameter name -> (its def, positions binding it)
     for name, defs in params.items():

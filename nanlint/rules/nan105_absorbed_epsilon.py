@@ -3,24 +3,15 @@
 
 from __future__ import annotations
 
-import struct
-
 import libcst as cst
 
 from nanlint import fixes, syntax_sites
 from nanlint import ops as o
 from nanlint.context import FileContext
-from nanlint.guards import absorbed_epsilon, constant, positive_bound
+from nanlint.guards import absorbed_epsilon, constant, float32, positive_bound
 from nanlint.facts import uniform_below_one
 from nanlint.rule import Rule
 from nanlint.sites import last_names
-
-
-def float32(value: float) -> float:
-    try:
-        return struct.unpack("f", struct.pack("f", value))[0]
-    except OverflowError:
-        return float("inf")
 
 
 class AbsorbedEpsilon(Rule):
