@@ -57,6 +57,16 @@ def test_manual_softmax_different_logits_silent():
 
 # --- NAN504: more float16 evidence ---------------------------------------------------------------
 @pytest.mark.parametrize("src,why", [
+    ("import tensorflow as tf\nx = tf.compat.v1.placeholder(tf.float16, [None, 10])\n"
+     "w = tf.Variable(tf.zeros([10, 1], dtype=tf.float16))\nloss = tf.reduce_mean(tf.matmul(x, w))\n"
+     "opt = tf.compat.v1.train.AdamOptimizer(1e-3).minimize(loss)\n", "placeholder"),
+    ("import torch\ntorch.set_default_dtype(torch.float16)\nmodel = torch.nn.Linear(10, 1)\n"
+     "opt = torch.optim.Adam(model.parameters(), lr=1e-3)\n", "set_default_dtype"),
+    ("import torch\nmodel = torch.nn.Linear(10, 1).half()\nopt = torch.optim.Adam(model.parameters(), lr=1e-3)\n",
+     ".half()"),
+    ("import keras\nkeras.mixed_precision.set_global_policy('float16')\n"
+     "model = keras.Sequential([keras.layers.Dense(1)])\n"
+     "model.compile(optimizer=keras.optimizers.Adam(1e-3), loss='mse')\n", "mixed_float16"),
     ("import tensorflow.compat.v1 as tf\nx = tf.placeholder(tf.float16, [None, 10])\nh = tf.layers.dense(x, 10)\n"
      "opt = tf.train.AdamOptimizer(1e-3)\n", "float16 placeholder"),
     ("import tensorflow.compat.v1 as tf\nx = tf.placeholder(dtype=tf.float16, shape=[None, 10])\n"

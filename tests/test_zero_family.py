@@ -1,7 +1,7 @@
 """Issue 13's "same family" items, checked to hold: NAN401 accepts a where-masked numerator
-and masks through names (a guarded count stays silent); NAN504 takes float16 evidence from a
-TF1 placeholder, set_default_dtype, .half() and a float16 Keras policy; NAN301 matches
-exponents up to a clip and denominators through tile/reshape."""
+and masks through names (a guarded count stays silent); NAN301 matches exponents up to a clip
+and denominators through tile/reshape.  NAN504's float16 evidence (a TF1 placeholder,
+set_default_dtype, .half(), a float16 Keras policy) is in test_rules_family.py."""
 
 import pytest
 
@@ -22,23 +22,6 @@ def codes(src, code):
 ])
 def test_masked_mean_family(src, expected):
     assert codes(src, "NAN401") == expected
-
-
-@pytest.mark.parametrize("src,evidence", [
-    ("import tensorflow as tf\nx = tf.compat.v1.placeholder(tf.float16, [None, 10])\n"
-     "w = tf.Variable(tf.zeros([10, 1], dtype=tf.float16))\nloss = tf.reduce_mean(tf.matmul(x, w))\n"
-     "opt = tf.compat.v1.train.AdamOptimizer(1e-3).minimize(loss)\n", "placeholder"),
-    ("import torch\ntorch.set_default_dtype(torch.float16)\nmodel = torch.nn.Linear(10, 1)\n"
-     "opt = torch.optim.Adam(model.parameters(), lr=1e-3)\n", "set_default_dtype"),
-    ("import torch\nmodel = torch.nn.Linear(10, 1).half()\nopt = torch.optim.Adam(model.parameters(), lr=1e-3)\n",
-     ".half()"),
-    ("import keras\nkeras.mixed_precision.set_global_policy('float16')\n"
-     "model = keras.Sequential([keras.layers.Dense(1)])\n"
-     "model.compile(optimizer=keras.optimizers.Adam(1e-3), loss='mse')\n", "mixed_float16"),
-])
-def test_fp16_evidence(src, evidence):
-    [finding] = lint(src, select=["NAN504"])
-    assert evidence in finding.message
 
 
 @pytest.mark.parametrize("body", [
