@@ -18,6 +18,7 @@ from nanlint.ops import with_implying
 
 if TYPE_CHECKING:
     import ast
+    from pathlib import Path
 
 ALL_FRAMEWORKS = ("tensorflow", "keras", "torch", "jax")
 
@@ -44,12 +45,14 @@ class Rule:
     def check(self, ctx: FileContext) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def site(self, tree: ast.Module, text: str) -> bool:
+    def site(self, tree: ast.Module, text: str, path: Path | None = None, extra: tuple[str, ...] = ()) -> bool:
         """Whether a file (CPython's ``tree`` of ``text``) that has the rule's triggers can
         hold a finding: an over-approximation of ``check`` on the syntax alone
         (:mod:`nanlint.syntax_sites`), asked by the site filter only when it decides
         whether the file is parsed with libcst.  Rules whose triggers are common ops and
-        whose findings need one shape of their arguments override it."""
+        whose findings need one shape of their arguments override it.  ``path`` (None for
+        a source without a file) and the configuration's ``extra`` roots locate the
+        project modules the file imports."""
         return True
 
     def wanted(self, text: str) -> bool:

@@ -39,10 +39,11 @@ class SiteFilter:
         ``checked``): it lacks some group of every rule's triggers (:mod:`nanlint.sites`),
         counting the ops of the project modules it imports (a value may come from them),
         so it need not be parsed with libcst."""
-        from nanlint import sites
+        from nanlint import modules, sites
 
         if checked.tree is None or self.wanted is None:
             return False
+        where = Path(path) if path and not path.startswith("<") else None
         rules = [r for r in self._site_rules if r.wanted(checked.text)]  # as run_rules skips them
         if not rules:
             return True
@@ -52,7 +53,8 @@ class SiteFilter:
 
         def site(rule: Rule) -> bool:
             if rule.code not in shaped:  # a large file's skeleton has no calls to read: yes
-                shaped[rule.code] = isinstance(checked.tree, _chunks.Skeleton) or rule.site(checked.tree, checked.text)
+                shaped[rule.code] = isinstance(checked.tree, _chunks.Skeleton) or rule.site(
+                    checked.tree, checked.text, where, modules.extra_roots(self.settings))
             return shaped[rule.code]
 
         def may(present: frozenset[str]) -> bool:

@@ -1,216 +1,517 @@
-"""Where the zero rules (NAN107, NAN108, NAN206) can start, read from CPython's tree: a
-taint from the sources of 0 to the operands of their sinks, for the site filter
-(``Rule.site``).
+"""Where the zero rules (NAN107, NAN108, NAN206) can report, read from CPython's tree:
+a backward search from the operands of their sinks to a *strong* source of 0, for the
+site filter (``Rule.site``).
 
-A source is a call spelled like a source op (a softmax, a relu, a clamp), a comparison or
-a mask (its count), a matmul, a zero literal, or a call of a name imported from another
-module.  Taint flows through the file's names, attribute names, the returns of its
-functions and classes and the parameters their call sites bind, in any scope: an
-over-approximation of what the value flow (:mod:`nanlint.reach`) can find, never less.
-A name bound to a literal 0 is a source only when that is its one binding in the file
-(the rules count a constant only as the one value reaching a sink).
+It mirrors :func:`nanlint.zeros.reaches_zero` and the facts that make evidence strong
+(:mod:`nanlint.facts`) on the syntax alone, and must answer True wherever a rule reports
+(``tests/test_speed.py`` compares on the pages' examples, ``scripts/site_soundness.py``
+on whole corpora).  What it follows, from a sink's operand:
+
+* names and attribute names (file-wide, any scope), the returns of the functions and of
+  the methods of the classes a called name may be, the arguments the call sites of a
+  function bind to its parameters, the objects a called name is bound to (a layer, a
+  container of layers, a model), layout ops (``view``, ``cat``, ``gather``, casts),
+  indexing, and the names imported from the project's modules, into those modules;
+* ``1 - p`` to ``p``; a reduction (``sum``, ``max``) to its argument, which is then a
+  source when it is a mask (a comparison: its count) or holds one itself.
+
+and the strong sources it stops at: a relu; a softmax or sigmoid of a value the code
+calls a logit or computes affinely (and the layers and activation strings that are
+one); a hand-written sigmoid or softmax of such a value; a clip or maximum at 0 of a
+value shown to take either sign; a count of a mask this code selects with a comparison
+(not a padding mask, not a mask passed in); a zero literal (the one binding of its
+name); for NAN107 an affine output and a product.  A sum with a constant (``d + eps``),
+a division, a comparison outside a reduction, a clip away from 0, a library call: no
+source.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
 
-from nanlint.sites import statements
+from nanlint import zero_files
 from nanlint.syntax_sites import callee, calls, literal
+from nanlint.zero_files import File, parameters
+
+_LOGIT = re.compile(r"logit", re.IGNORECASE)  # as nanlint.facts.logit reads a name
+_PADDING = re.compile(r"pad|length|lens(?![a-z])|token|attention", re.IGNORECASE)  # facts.weak_mask's
+_LAYOUT_ATTRS = frozenset({"T", "mT", "H", "data", "real"})
+_COMPARISONS = frozenset({"eq", "ne", "gt", "ge", "lt", "le", "equal", "not_equal", "greater",
+                          "greater_equal", "less", "less_equal", "logical_and", "logical_or",
+                          "logical_not", "isnan", "isinf", "isfinite", "isclose"})
+
+# what the search asks of a value
+ZERO, MASK, LOGIT, OBJECT, INDEFINITE = "zero", "mask", "logit", "object", "indefinite"
+# the layers a container calls in turn: its arguments named are layers
+_CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict", "Model", "Functional", "SequentialCell"})
+MAX_DEPTH = 2  # modules followed from the file (nanlint.modules.MAX_DEPTH: its cache key lists no more)
+MAX_REEXPORTS = 2  # ``from .x import f`` hops in a package's __init__, not counted as a level
+_VALUES: dict[tuple, bool] = {}  # (module, name, question, ...) -> the answer, per process
 
 
-def _zero_literal(node: ast.expr) -> bool:
+@dataclass(frozen=True)
+class Vocabulary:
+    """The call names (last names of the framework tables' spellings) of each part."""
+
+    sinks: frozenset[str]
+    probability: frozenset[str]  # softmax/sigmoid: a source of a logit
+    layers: frozenset[str]  # Softmax/Sigmoid layers: a source
+    activations: frozenset[str]  # activation="softmax": a layer ending in a source
+    rectified: frozenset[str]  # relu: a source wherever it is
+    clips: frozenset[str]  # clip, maximum: a source with a 0 argument, of a value taking either sign
+    maximum: frozenset[str]  # maximum(0, x): the clamped value may be the second argument
+    subtract: frozenset[str]  # torch.sub(a, b): a - b
+    reductions: frozenset[str]  # sum, mean, max, min: a count, or a reduced source
+    exp: frozenset[str]  # for hand-written sigmoids and softmaxes
+    divide: frozenset[str]  # torch.div(a, b): a / b
+    layout: frozenset[str]  # reshape, cat, gather, casts: the value passes through
+    affine: frozenset[str]  # matmul, Dense: a logit; NAN107's source with ``affine_source``
+    affine_source: bool = False  # an affine output is a source (a log of it is negative)
+    products: bool = False  # a product with a source is one
+
+
+def zero_sinks(tree: ast.Module, text: str, vocab: Vocabulary, divide: bool = False, power=None,
+               path: Path | None = None, extra: tuple[str, ...] = ()) -> bool:
+    """Whether an operand of a sink (a call spelled with one of ``vocab.sinks``, a ``/``
+    when ``divide``, ``x ** p`` when ``power(p)``) may hold a strong source's value: where
+    the zero rules can report.  Searched backwards from the sinks, reading an expression
+    only when the search needs it (most files have few sinks and many assignments).
+    ``path`` (the file's, with the configuration's ``extra`` roots) lets a name imported
+    from a module of the project be searched in that module; without it such a name
+    gives nothing, as the value flow finds nothing there either."""
+    operands: list[tuple[ast.AST, bool]] = []  # (operand, may a zero literal there count)
+    f = zero_files.file(tree, text)
+    for call, name in calls(tree, text, vocab.sinks):
+        if name is None:
+            if _alias(call, f):
+                return True  # a sink bound to another name: any call may be one
+            continue
+        values = [*call.args, *(k.value for k in call.keywords)]
+        if any(type(a) in (ast.List, ast.Tuple, ast.Call) and _zero_literal(a) for a in values):
+            return True  # log([0.0, 1.0]); a bare number is no operand (x.pow(-1), sum(x, 0))
+        operands.extend((a, False) for a in values)
+        if type(call.func) is ast.Attribute:
+            operands.append((call.func.value, True))
+    if divide or power is not None:
+        operands.extend((o, True) for o in f.operators(divide, power))
+    if not operands:
+        return False
+    return _Search(f, vocab, path, extra, MAX_DEPTH).reaches(operands)
+
+
+def _alias(node: ast.AST, f: File) -> bool:
+    """A sink's name written other than called: ``import ... as``, or an attribute of an
+    imported module (``ln = tf.math.log``, ``map(torch.log, xs)``); not a variable or an
+    argument of that name (``power=power``, ``self.power``)."""
+    if type(node) is ast.alias:
+        return True
+    if type(node) is not ast.Attribute:
+        return False
+    root = node
+    while type(root) is ast.Attribute:
+        root = root.value
+    return type(root) is ast.Name and (root.id in f.bindings.modules or root.id in f.bindings.imported)
+
+
+def _zero_literal(node: ast.AST) -> bool:
     """A constant at most 0, a list or tuple literal holding one, a tensor made of one."""
     if type(node) is ast.Call and node.args and type(node.args[0]) in (ast.List, ast.Tuple):
         node = node.args[0]  # torch.tensor([0., 1.])
     if type(node) in (ast.List, ast.Tuple):
         return any(_zero_literal(e) for e in node.elts if type(e) is not ast.Starred)
-    value = literal(node)
+    value = literal(node)  # type: ignore[arg-type]
     return value is not None and value <= 0
 
 
-class _Uses:
-    """What an expression reads: names, attribute names, called names, and whether it
-    holds a source itself (a source op's call, a comparison, a matmul, a zero literal)."""
+class _Search:
+    def __init__(self, f: File, vocab: Vocabulary, path: Path | None = None,
+                 extra: tuple[str, ...] = (), depth: int = 0) -> None:
+        self.f, self.v = f, vocab
+        self.path, self.extra, self.depth = path, extra, depth
+        self.b = f.bindings
+        self.seen: set = set()
+        self.work: list[tuple[ast.AST, str, bool]] = []  # (expression, what is asked, may its 0 literal count)
 
-    __slots__ = ("names", "attrs", "calls", "root", "zero")
+    def reaches(self, operands: list[tuple[ast.AST, bool]]) -> bool:
+        self.work = [(o, ZERO, zero) for o, zero in operands]
+        return self.run()
 
-    def __init__(self, nodes, sources: frozenset[str]) -> None:
-        self.names: set[str] = set()
-        self.attrs: set[str] = set()
-        self.calls: set[str] = set()
-        self.root = False
-        self.zero = False  # the value itself is a zero literal (an accumulator's start, a literal list)
-        for node in nodes:
-            if node is None:
-                continue
-            for n in ast.walk(node):
-                kind = type(n)
-                if kind is ast.Name:
-                    self.names.add(n.id)
-                elif kind is ast.Attribute:
-                    self.attrs.add(n.attr)
-                elif kind is ast.Call:
-                    func = n.func
-                    name = callee(func)
-                    if name is not None:
-                        if name in sources:
-                            self.root = True
-                        self.calls.add(name)
-                elif (kind is ast.Compare or (kind is ast.BinOp and type(n.op) in (ast.MatMult, ast.BitAnd, ast.BitOr))
-                        or (kind is ast.UnaryOp and type(n.op) is ast.Invert)):
-                    self.root = True  # a mask (its count), an affine output
-                elif kind is ast.Constant and type(n.value) is str and n.value in sources:
-                    self.root = True  # activation="softmax"
-            if _zero_literal(node):
-                self.zero = True  # the value itself is 0 (or below), or a literal holding 0
-
-
-def zero_sinks(tree: ast.Module, text: str, sinks: frozenset[str], sources: frozenset[str],
-               divide: bool = False, power=None) -> bool:
-    """Whether an operand of a sink (a call spelled with one of ``sinks``, a ``/`` when
-    ``divide``, ``x ** p`` when ``power(p)``) may hold a value computed from a source: a
-    call spelled with one of ``sources``, a comparison (a mask to count), a matmul, a
-    literal 0, through the names, attributes, returns and parameters of the file (in any
-    scope: a taint over names, not a flow): where the zero rules (NAN107/NAN108/NAN206)
-    can report on values the file shows.
-
-    Searched backwards from the sinks' operands, reading an expression only when the
-    search needs it (most files have few sinks and many assignments)."""
-    every = sinks | sources
-    operands: list[ast.AST | None] = []
-    for call, name in calls(tree, text, every):
-        if name is None:
-            return True  # a sink or source bound to another name: anything may be one
-        if name in sinks:
-            operands.extend([*call.args, *(k.value for k in call.keywords),
-                             call.func.value if type(call.func) is ast.Attribute else None])
-    flows: dict[tuple[str, str], list[ast.AST]] = {}  # target (kind, name) -> the values bound to it
-    returns: dict[str, list[ast.AST]] = {}  # def or class name -> its returns' values
-    params: dict[str, list[ast.arguments]] = {}  # def name -> the parameters of each def of it
-    arguments: dict[str, list[tuple[int | str, ast.AST]]] = {}  # callee -> (position or keyword, -1: any; argument)
-    methods: dict[str, list[str]] = {}  # class name -> its methods' names
-    free: set[str] = set()  # a lambda's parameters: whatever it is applied to
-    owners: list[tuple[str, ast.AST]] = [("", tree)]
-    while owners:
-        owner, scope = owners.pop()
-        for n in _pruned(scope):
-            k = type(n)
-            if k in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-                owners.append((n.name, n))
-                if k is ast.ClassDef:
-                    methods.setdefault(n.name, []).extend(
-                        m.name for m in n.body if type(m) in (ast.FunctionDef, ast.AsyncFunctionDef))
-                else:
-                    params.setdefault(n.name, []).append(n.args)
-                continue
-            if k is ast.Assign:
-                for target in n.targets:
-                    for t in _targets(target):
-                        flows.setdefault(t, []).append(n.value)
-            elif k in (ast.AugAssign, ast.AnnAssign, ast.NamedExpr) and n.value is not None:
-                for t in _targets(n.target):
-                    flows.setdefault(t, []).append(n.value)
-                if k is ast.AugAssign and divide and type(n.op) is ast.Div:
-                    operands.append(n.value)  # x /= n
-            elif k in (ast.For, ast.AsyncFor, ast.comprehension):
-                for t in _targets(n.target):
-                    flows.setdefault(t, []).append(n.iter)
-            elif k is ast.withitem and n.optional_vars is not None:
-                for t in _targets(n.optional_vars):
-                    flows.setdefault(t, []).append(n.context_expr)
-            elif k in (ast.Return, ast.Yield) and n.value is not None and owner:
-                returns.setdefault(owner, []).append(n.value)
-            elif k is ast.Lambda:
-                a = n.args
-                free.update(p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if p)
-            elif k is ast.Call:
-                func = n.func
-                name = callee(func)
-                if name is not None:
-                    shift = 1 if type(func) is ast.Attribute else 0  # a method's self
-                    sites = arguments.setdefault(name, [])
-                    sites.extend((-1 if type(arg) is ast.Starred else i + shift, arg) for i, arg in enumerate(n.args))
-                    sites.extend((-1 if kw.arg is None else kw.arg, kw.value) for kw in n.keywords)
-            elif k is ast.BinOp and ((divide and type(n.op) is ast.Div) or
-                                     (power is not None and type(n.op) is ast.Pow and power(n.right))):
-                operands.append(n.right if type(n.op) is ast.Div else n.left)
-    operands = [o for o in operands if o is not None]
-    if not operands:
+    def run(self) -> bool:
+        while self.work:
+            node, mode, zero = self.work.pop()
+            if getattr(self, "_" + mode)(node, zero):
+                return True
         return False
-    # a name imported from a module (``from .features import activations``): its value may be
-    # a source there, so calling it (or constructing it: a model) is one
-    imported = {a.asname or a.name for n in statements(tree.body) if type(n) is ast.ImportFrom
-                for a in n.names if a.name != "*"}
-    parameters: dict[str, list[tuple[str, int | str]]] = {}  # parameter name -> (its def, positions binding it)
-    for name, defs in params.items():
-        for where in {w for w, _ in arguments.get(name, ())}:
-            for p in _parameters(defs, where) - {"self", "cls"}:  # objects: their attributes flow
-                parameters.setdefault(p, []).append((name, where))
 
-    seen: set = set()
-    work: list[tuple[ast.AST, bool]] = [(o, True) for o in operands]  # (expression, may its zero literal count)
-    while work:
-        node, zero = work.pop()
-        uses = _Uses([node], sources)
-        if uses.root or (zero and uses.zero) or not uses.names.isdisjoint(free) \
-                or not uses.calls.isdisjoint(imported):
-            return True
-        for key in [("name", n) for n in uses.names] + [("attr", a) for a in uses.attrs] + \
-                [("call", c) for c in uses.calls]:
-            if key in seen:
-                continue
-            seen.add(key)
-            kind, name = key
-            if kind == "call":
-                for owner in [name, *methods.get(name, ())]:  # a class returns what its methods return
-                    work.extend((v, True) for v in returns.get(owner, ()))
-                continue
-            values = flows.get(key, ())
+    # --- following names --------------------------------------------------------------
+    def _push(self, node: ast.AST | None, mode: str, zero: bool = True) -> None:
+        if node is not None:
+            self.work.append((node, mode, zero))
+
+    def _follow(self, kind: str, name: str, mode: str, params: bool = True) -> None:
+        key = (mode, kind, name)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        values = self.b.flows.get((kind, name), ())
+        for v in values:
             # a name bound to a literal 0 is a source only when that is its one binding in the file
-            work.extend((v, len(values) == 1) for v in values)
-            if kind == "name":
-                for owner, where in parameters.get(name, ()):
-                    work.extend((arg, True) for w, arg in arguments.get(owner, ()) if w == where)
-    return False
+            self._push(v, mode, len(values) == 1)
+        if kind == "name" and params:
+            for owner in self.b.params.get(name, ()):
+                for where, arg in self.f.arguments(owner):
+                    if name in parameters(self.b.defs[owner], where):
+                        self._push(arg, mode, False)  # a constant passed in is no source (the rules' too)
+
+    def _returns(self, name: str, mode: str) -> None:
+        key = (mode, "call", name)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        for owner in [name, *self.b.methods.get(name, ())]:  # a class returns what its methods return
+            for v in self.b.returns.get(owner, ()):
+                self._push(v, mode, False)  # nor is a constant returned
+
+    def _one(self, node: ast.AST) -> bool:
+        """A literal 1, or a name some binding of which is one (``one - p``)."""
+        if literal(node) == 1:  # type: ignore[arg-type]
+            return True
+        if type(node) is ast.Name:
+            return any(literal(v) == 1 for v in self.b.flows.get(("name", node.id), ()))  # type: ignore[arg-type]
+        return False
+
+    def _exp(self, node: ast.AST) -> ast.AST | None:
+        """The call of ``exp`` that ``node`` is (or a name bound to one is)."""
+        if type(node) is ast.Call and callee(node.func) in self.v.exp:
+            return node
+        if type(node) is ast.Name:
+            for v in self.b.flows.get(("name", node.id), ()):
+                if type(v) is ast.Call and callee(v.func) in self.v.exp:
+                    return v
+        return None
+
+    # --- the questions ----------------------------------------------------------------
+    def _zero(self, n: ast.AST, zero: bool) -> bool:
+        """May ``n`` be a strong source's value?"""
+        if zero and _zero_literal(n):
+            return True
+        k = type(n)
+        v = self.v
+        if k is ast.Name:
+            if n.id in self.b.imported:
+                return self._elsewhere(n.id, ZERO, called=False)
+            self._follow("name", n.id, ZERO)
+        elif k is ast.Attribute:
+            self._follow("attr", n.attr, ZERO)
+            if n.attr in _LAYOUT_ATTRS:
+                self._push(n.value, ZERO)
+        elif k in (ast.Subscript, ast.Starred, ast.NamedExpr, ast.Await):
+            self._push(n.value, ZERO, zero and k is not ast.Subscript)
+        elif k is ast.IfExp:
+            self._push(n.body, ZERO, zero)
+            self._push(n.orelse, ZERO, zero)
+        elif k in (ast.List, ast.Tuple, ast.Set):
+            for e in n.elts:
+                self._push(e, ZERO, zero)
+        elif k is ast.UnaryOp:
+            if type(n.op) in (ast.USub, ast.UAdd):
+                self._push(n.operand, ZERO, zero)
+        elif k is ast.BinOp:
+            return self._binary(n, ZERO)
+        elif k is ast.Call:
+            return self._call(n)
+        return False
+
+    def _binary(self, n: ast.BinOp, mode: str) -> bool:
+        op = type(n.op)
+        if op is ast.Sub:
+            if self._one(n.left):
+                self._push(n.right, ZERO)  # 1 - p
+        elif op is ast.Div:
+            return self._hand_probability(n.left, n.right)
+        elif op is ast.MatMult:
+            return self.v.affine_source
+        elif op is ast.Add and self.v.affine_source:
+            self._push(n.left, ZERO)  # matmul(h, W) + b
+            self._push(n.right, ZERO)
+        elif op is ast.Mult and self.v.products:
+            self._push(n.left, ZERO)
+            self._push(n.right, ZERO)
+        return False
+
+    def _hand_probability(self, num: ast.AST, den: ast.AST) -> bool:
+        """``1 / (1 + exp(-z))``, ``e / (1 + e)`` (of a logit), ``exp(z) / sum(exp(z))``."""
+        if type(den) is ast.Name:
+            for value in self.b.flows.get(("name", den.id), ()):
+                if type(value) is ast.BinOp and type(value.op) is ast.Add:
+                    den = value
+                    break
+        if type(den) is ast.BinOp and type(den.op) is ast.Add:
+            for one, other in ((den.left, den.right), (den.right, den.left)):
+                exp = self._exp(other)
+                if literal(one) == 1 and exp is not None:  # type: ignore[arg-type]
+                    for a in [*exp.args, *(k.value for k in exp.keywords)]:  # type: ignore[attr-defined]
+                        self._push(a.operand if type(a) is ast.UnaryOp else a, LOGIT)
+                    if type(exp.func) is ast.Attribute:  # type: ignore[attr-defined]
+                        self._push(exp.func.value, LOGIT)  # type: ignore[attr-defined]
+            return False
+        exp = self._exp(num)
+        if exp is not None and any(type(c) is ast.Call and callee(c.func) in self.v.reductions for c in ast.walk(den)):
+            for a in exp.args:  # type: ignore[attr-defined]
+                self._push(a, LOGIT)
+            if type(exp.func) is ast.Attribute:  # type: ignore[attr-defined]
+                self._push(exp.func.value, LOGIT)  # type: ignore[attr-defined]
+        return False
+
+    def _call(self, n: ast.Call) -> bool:
+        v = self.v
+        func = n.func
+        name = callee(func)
+        arguments = [*n.args, *(k.value for k in n.keywords)]
+        if any(type(a) is ast.Constant and a.value in v.activations for a in arguments):
+            return True  # Dense(10, activation="softmax")
+        if name is None:
+            self._push(func, OBJECT)  # Dense(10, activation="softmax")(h), fs[0](x)
+            return False
+        receiver = func.value if type(func) is ast.Attribute else None
+        if name in v.rectified or name in v.layers:
+            return True
+        if name in v.probability:  # softmax(logits): its argument must be a logit
+            if not n.args and receiver is None:
+                return True  # a layer made without its input (nn.Softmax(dim=1))
+            for a in arguments[:1] or [receiver]:
+                self._push(a, LOGIT)
+            if receiver is not None:
+                self._push(receiver, LOGIT)
+            return False
+        if name in v.clips:  # active at 0 on a value that goes negative (facts.indefinite): a defensive clamp is weak
+            if any(self._zeroish(a) for a in arguments):
+                for a in [*n.args[:1], *(kw.value for kw in n.keywords if kw.arg in ("input", "x", "t", "a")),
+                          receiver, *(n.args[1:2] if name in v.maximum else ())]:
+                    self._push(a, INDEFINITE, False)
+            return False
+        if name in v.affine:
+            return v.affine_source
+        if name in v.reductions:  # the reduced value: the first argument, or the receiver
+            for a in [*n.args[:1], *(k.value for k in n.keywords if k.arg in ("input", "x", "input_tensor")), receiver]:
+                self._push(a, MASK)
+                self._push(a, ZERO, False)
+            return False
+        if name in v.divide and len(arguments) + (receiver is not None) >= 2:
+            num, den = ([receiver] + arguments)[:2] if receiver is not None and name in ("div", "divide", "true_divide") \
+                and len(arguments) == 1 else arguments[:2]
+            return self._hand_probability(num, den)
+        if name in v.layout:
+            for a in [*n.args, receiver]:
+                self._push(a, ZERO, False)  # view(-1), gather(p, 0): a number is no value here
+            return False
+        if name in self.b.imported:
+            return self._elsewhere(name, ZERO, called=True)  # display-only findings, pointing there
+        self._returns(name, ZERO)
+        self._follow("attr" if receiver is not None else "name", name, OBJECT, params=False)
+        return False
+
+    def _elsewhere(self, name: str, mode: str, called: bool) -> bool:
+        """The answer for a name imported from a module of the project, found there: what
+        its function (or its class's methods) returns when ``called``, else its value."""
+        if self.path is None or self.depth <= 0:
+            return False
+        level, module, original = self.b.imported[name]
+        return _module_value(self.path, level, module, original, mode, called, self.v, self.extra, self.depth, 0)
+
+    def _zeroish(self, a: ast.AST) -> bool:
+        """A clip bound that may be 0: the literal, or a name some binding of which is."""
+        if literal(a) == 0:  # type: ignore[arg-type]
+            return True
+        if type(a) in (ast.Name, ast.Attribute):
+            key = ("name", a.id) if type(a) is ast.Name else ("attr", a.attr)  # type: ignore[attr-defined]
+            return any(literal(x) == 0 for x in self.b.flows.get(key, ()))  # type: ignore[arg-type]
+        return False
+
+    def _object(self, n: ast.AST, zero: bool) -> bool:
+        """What a called object computes (a layer, a model, a function as a value): a
+        source layer (``nn.Softmax(1)``, ``Dense(10, activation="sigmoid")``), a source
+        function passed as a value (``act=F.relu``), in the layers of a container
+        (``nn.Sequential(..., nn.Sigmoid())``), or what its class's methods return."""
+        v = self.v
+        k = type(n)
+        if k is ast.Name:
+            if n.id in v.rectified or n.id in v.probability:
+                return True  # act=relu: the function as a value
+            if n.id in self.b.imported:
+                return self._elsewhere(n.id, ZERO, called=True)
+            self._returns(n.id, ZERO)
+            self._follow("name", n.id, OBJECT, params=False)
+        elif k is ast.Attribute:
+            if n.attr in v.rectified or n.attr in v.probability:
+                return True  # activation=tf.nn.softmax
+            self._returns(n.attr, ZERO)
+            self._follow("attr", n.attr, OBJECT, params=False)
+        elif k in (ast.List, ast.Tuple):
+            for e in n.elts:
+                self._push(e, OBJECT)
+        elif k in (ast.Subscript, ast.Starred):
+            self._push(n.value, OBJECT)  # self.layers[-1](x)
+        elif k is ast.Call:
+            name = callee(n.func)
+            if name in v.layers:
+                return True
+            arguments = [*n.args, *(kw.value for kw in n.keywords)]
+            for a in arguments:
+                ka = type(a)
+                if ka is ast.Constant and a.value in v.activations:
+                    return True  # Dense(10, activation="softmax")
+                if ka in (ast.Call, ast.List, ast.Tuple, ast.Starred) or \
+                        (ka in (ast.Name, ast.Attribute) and (name in _CONTAINERS or
+                                                             callee(a) in v.rectified | v.probability)):
+                    self._push(a, OBJECT)  # its layers; a container's layers named
+            if name in v.probability or name in v.rectified:
+                return False  # a tensor (softmax(x)), not a layer: called, it is no value here
+            self._push(n.func, OBJECT)  # act_layer(): what act_layer is bound to; a class's returns
+        return False
+
+    def _indefinite(self, n: ast.AST, zero: bool) -> bool:
+        """Does the code show ``n`` taking either sign (``facts.indefinite``): a difference,
+        a negation, a matrix product, through names and returns?"""
+        k = type(n)
+        if k is ast.Name:
+            self._follow("name", n.id, INDEFINITE)
+        elif k is ast.Attribute:
+            self._follow("attr", n.attr, INDEFINITE)
+        elif k is ast.UnaryOp:
+            return type(n.op) is ast.USub
+        elif k is ast.BinOp:
+            op = type(n.op)
+            if op is ast.MatMult or (op is ast.Sub and literal(n.right) is None):  # type: ignore[arg-type]
+                return True
+            if op in (ast.Add, ast.Sub):
+                self._push(n.left, INDEFINITE)
+                self._push(n.right, INDEFINITE)
+        elif k in (ast.Subscript, ast.Starred, ast.NamedExpr, ast.Await):
+            self._push(n.value, INDEFINITE)
+        elif k is ast.IfExp:
+            self._push(n.body, INDEFINITE)
+            self._push(n.orelse, INDEFINITE)
+        elif k is ast.Call:
+            name = callee(n.func)
+            if name in self.v.affine or name in self.v.subtract:
+                return True
+            receiver = n.func.value if type(n.func) is ast.Attribute else None
+            if name in self.v.layout:
+                for a in [*n.args, receiver]:
+                    self._push(a, INDEFINITE, False)
+            elif name in self.b.imported:
+                return self._elsewhere(name, INDEFINITE, called=True)
+            elif name is not None:
+                self._returns(name, INDEFINITE)
+        return False
+
+    def _mask(self, n: ast.AST, zero: bool) -> bool:
+        """Is ``n`` a 0/1 mask this code selects by a fixed criterion (its count may be 0)?"""
+        k = type(n)
+        if k is ast.Name:
+            if not _PADDING.search(n.id):
+                self._follow("name", n.id, MASK, params=False)  # a mask passed in is weak
+            return False
+        if k is ast.Attribute:
+            if not _PADDING.search(n.attr):
+                self._follow("attr", n.attr, MASK, params=False)
+            return False
+        if k in (ast.Compare, ast.BoolOp) or (k is ast.BinOp and type(n.op) in (ast.BitAnd, ast.BitOr)) \
+                or (k is ast.UnaryOp and type(n.op) in (ast.Invert, ast.Not)):
+            return not any(type(x) is ast.Name and _PADDING.search(x.id) or
+                           type(x) is ast.Attribute and _PADDING.search(x.attr) for x in ast.walk(n))
+        if k in (ast.Subscript, ast.Starred):
+            self._push(n.value, MASK)
+        elif k is ast.IfExp:
+            self._push(n.body, MASK)
+            self._push(n.orelse, MASK)
+        elif k is ast.Call:
+            name = callee(n.func)
+            receiver = n.func.value if type(n.func) is ast.Attribute else None
+            if name in _COMPARISONS:
+                return True
+            if name in self.v.layout or name in self.v.reductions:
+                for a in [*n.args, receiver]:
+                    self._push(a, MASK)
+        return False
+
+    def _logit(self, n: ast.AST, zero: bool) -> bool:
+        """Does the code say ``n`` is a logit: named like one, or an affine output?"""
+        k = type(n)
+        if k is ast.Name:
+            if _LOGIT.search(n.id):
+                return True
+            self._follow("name", n.id, LOGIT)
+        elif k is ast.Attribute:
+            if _LOGIT.search(n.attr):
+                return True
+            self._follow("attr", n.attr, LOGIT)
+        elif k in (ast.Subscript, ast.Starred, ast.NamedExpr, ast.Await):
+            self._push(n.value, LOGIT)
+        elif k is ast.UnaryOp:
+            self._push(n.operand, LOGIT)
+        elif k is ast.IfExp:
+            self._push(n.body, LOGIT)
+            self._push(n.orelse, LOGIT)
+        elif k is ast.BinOp:
+            op = type(n.op)
+            if op is ast.MatMult:
+                return True
+            if op in (ast.Add, ast.Div):
+                self._push(n.left, LOGIT)  # logits / temperature, matmul(h, W) + b
+                if op is ast.Add:
+                    self._push(n.right, LOGIT)
+        elif k is ast.Call:
+            name = callee(n.func)
+            receiver = n.func.value if type(n.func) is ast.Attribute else None
+            if name is None:
+                return False
+            if name in self.v.affine:
+                return True
+            if name in self.b.imported:
+                return self._elsewhere(name, LOGIT, called=True)
+            if name in self.v.layout:
+                for a in [*n.args, receiver]:
+                    self._push(a, LOGIT)
+                return False
+            self._returns(name, LOGIT)
+        return False
 
 
-def _parameters(defs: list[ast.arguments], where: int | str) -> set[str]:
-    """The parameters an argument at position ``where`` (an index counting a method's
-    self, a keyword, or -1: any) can bind, in any of the defs of that name."""
-    out: set[str] = set()
-    for a in defs:
-        positional = [*a.posonlyargs, *a.args]
-        every = [p.arg for p in [*positional, *a.kwonlyargs, a.vararg, a.kwarg] if p]
-        if where == -1:
-            out.update(every)
-        elif isinstance(where, int):
-            for i in (where, where - 1):  # a method called through its class, or a function
-                if 0 <= i < len(positional):
-                    out.add(positional[i].arg)
-            if a.vararg is not None:
-                out.add(a.vararg.arg)
+def _module_value(importer: Path, level: int, module: str | None, name: str, mode: str, called: bool,
+                  vocab: Vocabulary, extra: tuple[str, ...], depth: int, hops: int) -> bool:
+    from nanlint import modules
+
+    target = modules.module_file(importer, level, module, name, extra)
+    if target is None or target == importer:
+        return False
+    if target != modules.module_file(importer, level, module, None, extra):
+        return False  # the name is a submodule (``from . import losses``): losses.f(x) is not this name's call
+    try:
+        st = target.stat()
+    except OSError:
+        return False
+    key = (str(target), st.st_mtime_ns, st.st_size, name, mode, called, vocab, extra, depth)
+    if key in _VALUES:
+        return _VALUES[key]
+    _VALUES[key] = False  # a cycle of imports answers no
+    read = zero_files.module(target, st)
+    answer = False
+    if read is not None:
+        search = _Search(read, vocab, target, extra, depth - 1)
+        if name in search.b.imported and hops < MAX_REEXPORTS:  # a package passing the name on
+            lvl, mod, original = search.b.imported[name]
+            answer = _module_value(target, lvl, mod, original, mode, called, vocab, extra, depth, hops + 1)
         else:
-            out.add(where if where in every else a.kwarg.arg if a.kwarg else where)
-    return out
-
-
-def _pruned(scope: ast.AST):
-    """The nodes under ``scope``, not descending into the functions and classes defined
-    there (they are yielded, to be walked as scopes of their own)."""
-    stack = list(ast.iter_child_nodes(scope))
-    while stack:
-        n = stack.pop()
-        yield n
-        if type(n) not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            stack.extend(ast.iter_child_nodes(n))
-
-
-def _targets(node: ast.expr) -> list[tuple[str, str]]:
-    out = []
-    for n in ast.walk(node):
-        if type(n) is ast.Name:
-            out.append(("name", n.id))
-        elif type(n) is ast.Attribute:
-            out.append(("attr", n.attr))
-    return out
+            if called:
+                search._returns(name, mode)
+                search._follow("name", name, OBJECT, params=False)
+            else:
+                search._follow("name", name, mode, params=False)
+            answer = search.run()
+    _VALUES[key] = answer
+    return answer

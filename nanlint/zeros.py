@@ -23,6 +23,7 @@ A value guarded at its definition (``clip(p, 1e-7, 1)``, ``p + eps``) is no sour
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -107,14 +108,41 @@ class Zero:
         return WHY[self.kind]
 
 
-def site(tree, text: str, sinks: frozenset[str], divide: bool = False, power=None) -> bool:
+def site(tree, text: str, sinks: frozenset[str], divide: bool = False, power=None, affine: bool = False,
+         path=None, extra: tuple[str, ...] = ()) -> bool:
     """Whether an operand of one of the ``sinks`` ops (a ``/`` when ``divide``, ``x ** p``
     when ``power(p)``) may hold a strong source's value, read from CPython's tree: the
-    zero rules' ``Rule.site``."""
-    from nanlint.sites import last_names
+    zero rules' ``Rule.site``.  ``affine``: an affine output and a product with a source
+    are sources too (NAN107's kinds)."""
     from nanlint.zero_sites import zero_sinks
 
-    return zero_sinks(tree, text, last_names(sinks), last_names(SITE_SOURCES), divide, power)
+    return zero_sinks(tree, text, _vocabulary(sinks, affine), divide, power, path, extra)
+
+
+@functools.lru_cache(maxsize=None)
+def _vocabulary(sinks: frozenset[str], affine: bool):
+    from nanlint.sites import last_names
+    from nanlint.zero_sites import Vocabulary
+
+    layers = last_names(frozenset({o.SOFTMAX_LAYER, o.SIGMOID_LAYER, o.ACTIVATION_LAYER}))
+    return Vocabulary(
+        sinks=last_names(sinks),
+        probability=last_names(frozenset({o.SOFTMAX, o.SIGMOID})),
+        layers=layers,
+        # activation="softmax": the strings a layer names its activation with
+        activations=frozenset({"softmax", "sigmoid", "relu", "relu6", "hard_sigmoid"}),
+        rectified=last_names(frozenset({o.RELU})),
+        clips=last_names(frozenset({o.CLIP, o.MAXIMUM})),
+        maximum=last_names(frozenset({o.MAXIMUM})),
+        subtract=last_names(frozenset({o.SUBTRACT})),
+        reductions=last_names(frozenset({o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN})),
+        exp=last_names(frozenset({o.EXP})),
+        divide=last_names(frozenset({o.DIVIDE})),
+        layout=last_names(frozenset({"shape"})),
+        affine=last_names(frozenset({o.MATMUL, o.DENSE_LAYER})),
+        affine_source=affine,
+        products=affine,
+    )
 
 
 def reaches_zero(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope,

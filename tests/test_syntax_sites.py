@@ -123,22 +123,23 @@ def zero_log(src: str) -> bool:
     """NAN107's site: a log whose operand may hold a source's value."""
     from nanlint import zeros
 
-    return zeros.site(ast.parse(src), src, frozenset({o.LOG}))
+    return zeros.site(ast.parse(src), src, frozenset({o.LOG}), affine=True)
 
 
 @pytest.mark.parametrize("src", [
-    "p = F.softmax(z, -1)\nq = p.view(-1)\ny = torch.log(q)",                      # through names
-    "def f(p):\n    return torch.log(p)\ny = f(torch.sigmoid(z))",                  # a parameter's argument
+    "p = F.softmax(logits, -1)\nq = p.view(-1)\ny = torch.log(q)",                 # through names
+    "def f(p):\n    return torch.log(p)\ny = f(torch.sigmoid(self.logits))",        # a parameter's argument
     "def g(x, p):\n    return p.log()\ny = g(x, p=torch.relu(h))",                  # by keyword
     "class M:\n    def __init__(self):\n        self.head = nn.Sigmoid()\n"
     "    def loss(self, x):\n        return torch.log(self.head(x))",               # an attribute
-    "def probs(z):\n    return z.softmax(-1)\ny = torch.log(probs(z))",                # a local function's return
-    "from .features import activations\ny = torch.log(activations(x))",            # another module's value
+    "def probs(z):\n    return z.softmax(-1)\ny = torch.log(probs(h @ w))",            # a local function's return
+    "s = 1 / (1 + torch.exp(-(x @ w)))\ny = torch.log(1 - s)",                     # a hand-written sigmoid
+    "d = torch.clamp(a - b, min=0)\ny = torch.log(d)",                             # clamped at 0
+    "self.head = nn.Sequential(nn.Linear(4, 2), nn.Softmax(1))\ny = torch.log(self.head(x))",  # a model
     "y_conv = [0.0, 1.0]\nce = tf.log(y_conv)",                                     # a literal holding 0
     "keep = t != ignore\nn = keep.sum()\ny = torch.log(n)",                         # a count of a mask
     "h = x @ W + b\ny = tf.log(h)",                                                 # an affine output
     "from torch import log as ln\ny = ln(q)",                                       # the sink renamed
-    "f = lambda p: torch.log(p)",                                                   # a lambda's parameter
 ])
 def test_zero_sink_sites(src):
     assert zero_log(src)
@@ -150,9 +151,46 @@ def test_zero_sink_sites(src):
     "p = F.softmax(z, -1)\ny = torch.log(x + 1)",              # the source reaches no log
     "y = math.log(2) * torch.softmax(z, -1)",
     "p = torch.sigmoid(z)\ny = p / 2",                          # no log at all
+    "p = F.softmax(z, -1)\ny = torch.log(p)",                   # a softmax of a value not called a logit (NAN110's)
+    "n = mask.sum()\ny = torch.log(n)",                         # a mask passed in (NAN110's)
+    "n = (ids != pad_id).sum()\ny = torch.log(n)",              # a padding mask (NAN110's)
+    "d = torch.clamp(v, min=1e-6)\ny = torch.log(d)",           # clamped away from 0
+    "n = x.sum(-1)\ny = torch.log(n + 1e-6)",                   # a reduction's axis is no zero
+    "y = torch.log(x.view(-1, 0))",                              # nor a layout op's argument
+    "f = lambda p: torch.log(p)",                                # a lambda's parameter: no value in sight
+    "d = torch.clamp(v - 1, min=0)\ny = torch.log(d + 1)",     # guarded where it is used
+    "d = torch.clamp(x + 3, min=0)\ny = torch.log(d)",          # a clamp of no value shown to go negative
+    "self.norm = RMSNorm(dim, eps=eps)\nact = F.relu(h)\ny = torch.log(self.norm(x))",  # a layer's arguments
 ])
 def test_no_zero_sink_site(src):
     assert not zero_log(src)
+
+
+@pytest.mark.parametrize("features, expected", [
+    ("import torch.nn.functional as F\n\ndef activations(x):\n    return F.relu(x)\n", True),
+    ("from .layers import act\n", True),                     # re-exported by the module imported
+    ("def activations(x):\n    return x * 2\n", False),      # its value is no source
+])
+def test_zero_sink_site_of_another_module(tmp_path, features, expected):
+    """A name imported from a module of the project is searched there (the findings it
+    leads to are display-only, pointing to that module); a third-party one is not."""
+    from nanlint import zeros
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "features.py").write_text(features)
+    (pkg / "layers.py").write_text("import torch\n\ndef act(x):\n    return torch.sigmoid(x @ w)\n")
+    src = "import torch\nfrom .features import activations\nfrom .layers import act\n" \
+          "y = torch.log(activations(x))\n"
+    if "act\n" in features:
+        src = src.replace("from .layers import act\n", "").replace("import activations", "import act as activations")
+    train = pkg / "train.py"
+    train.write_text(src)
+    assert zeros.site(ast.parse(src), src, frozenset({o.LOG}), path=train) is expected
+    assert not zeros.site(ast.parse(src), src, frozenset({o.LOG}))  # no file: no module to read
+    third = src.replace("from .features", "from einops")
+    assert not zeros.site(ast.parse(third), third, frozenset({o.LOG}), path=train)
 
 
 def test_an_accumulator_is_not_a_zero_constant():

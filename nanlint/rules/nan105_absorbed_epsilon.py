@@ -22,7 +22,7 @@ class AbsorbedEpsilon(Rule):
     needs = ("log", "clip", "clamp")
     triggers = (frozenset({o.LOG, o.CLIP}),)
 
-    def site(self, tree, text: str) -> bool:
+    def site(self, tree, text: str, path=None, extra=()) -> bool:
         return syntax_sites.absorbed_epsilon(tree, text, last_names(frozenset({o.LOG})),
                                             last_names(frozenset({o.CLIP})))
 

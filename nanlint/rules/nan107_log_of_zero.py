@@ -27,8 +27,8 @@ class LogOfZero(Rule):
     needs = ("log", "gamma", "psi", "atanh")
     triggers = (frozenset({o.LOG, o.LOG2, o.LOG10, o.LGAMMA, o.DIGAMMA, o.ATANH}),)
 
-    def site(self, tree, text: str) -> bool:
-        return zeros.site(tree, text, frozenset(self.triggers[0]))
+    def site(self, tree, text: str, path=None, extra=()) -> bool:
+        return zeros.site(tree, text, frozenset(self.triggers[0]), affine=True, path=path, extra=extra)
 
     def check(self, ctx: FileContext) -> None:
         for node, message, fix, zero in self.findings(ctx):

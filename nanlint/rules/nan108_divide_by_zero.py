@@ -42,9 +42,9 @@ class DivideByZero(Rule):
     triggers = (frozenset({o.DIVIDE, SLASH, o.RECIPROCAL, o.RSQRT, o.POW}),
                 zeros.STRONG_OPS | {o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN})
 
-    def site(self, tree, text: str) -> bool:
+    def site(self, tree, text: str, path=None, extra=()) -> bool:
         return zeros.site(tree, text, frozenset({o.DIVIDE, o.RECIPROCAL, o.RSQRT, o.POW}), divide=True,
-                          power=lambda p: (literal(p) or 0) < 0)
+                          power=lambda p: (literal(p) or 0) < 0, path=path, extra=extra)
 
     def check(self, ctx: FileContext) -> None:
         for node, message, fix, zero in self.findings(ctx):

@@ -41,9 +41,9 @@ class RootAtZero(Rule):
     # is left to NAN110
     triggers = (frozenset({o.SQRT, o.POW, POW_HALF}), zeros.STRONG_OPS)
 
-    def site(self, tree, text: str) -> bool:
+    def site(self, tree, text: str, path=None, extra=()) -> bool:
         return zeros.site(tree, text, frozenset({o.SQRT, o.POW}),
-                          power=lambda p: 0 < (literal(p) or 0) < 1)
+                          power=lambda p: 0 < (literal(p) or 0) < 1, path=path, extra=extra)
 
     def check(self, ctx: FileContext) -> None:
         for node, message, fix, zero in self.findings(ctx):

@@ -35,7 +35,7 @@ class OneSidedGradientClip(Rule):
     needs = ("clip", "clamp")
     triggers = (frozenset({o.CLIP}),)
 
-    def site(self, tree, text: str) -> bool:
+    def site(self, tree, text: str, path=None, extra=()) -> bool:
         # a gradient is named so, or comes from a call or attribute spelled with "grad"
         return _GRAD_WORD.search(text) is not None and \
             syntax_sites.zero_clip(tree, text, last_names(frozenset({o.CLIP})))
