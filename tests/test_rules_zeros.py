@@ -18,7 +18,8 @@ def only(src, code):
     ("import torch\nimport torch.nn.functional as F\ndef f(x):\n    h = F.relu(x)\n    return torch.log(h)\n", "relu"),
     ("import torch\ndef f(x, y):\n    return torch.log(torch.clamp(x - y, min=0))\n", "clipped at 0"),
     ("import jax.numpy as jnp\ndef f(x, m):\n    return jnp.log(jnp.maximum(x - m, 0.0))\n", "maximum(x, 0)"),
-    ("import tensorflow as tf\ndef f(logits):\n    p = tf.nn.softmax(logits)\n    return tf.math.log(1.0 - p)\n", "1 - a softmax"),
+    # (the natural log of 1 - softmax is NAN101's, with its exact form: tests/test_log1m_softmax.py)
+    ("import torch\ndef f(logits):\n    p = torch.softmax(logits, -1)\n    return torch.log2(1.0 - p)\n", "1 - a softmax"),
     ("import torch\ndef f(logits, m):\n    p = torch.sigmoid(logits)\n    return torch.log((p * m).sum(-1))\n",
      "product with a sigmoid"),
     ("import torch\ndef f(y):\n    n = (y > 0).float().sum()\n    return torch.log(n)\n", "count of a mask"),

@@ -142,6 +142,7 @@ FRAMEWORK = Framework(
         o.SQUARE: ("jax.numpy.square",),
         o.EXP: ("jax.numpy.exp",),
         o.LOG: ("jax.numpy.log",),
+        o.LOG1P: ("jax.numpy.log1p",),
         o.CLIP: ("jax.numpy.clip",),
         o.SUM: ("jax.numpy.sum",),
         o.MAXIMUM: ("jax.numpy.maximum",),

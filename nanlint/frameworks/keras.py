@@ -172,6 +172,7 @@ FRAMEWORK = Framework(
         o.SQUARE: _ops("square"),
         o.EXP: _ops("exp"),
         o.LOG: _ops("log"),
+        o.LOG1P: _ops("log1p"),
         o.CLIP: _ops("clip"),
         o.SUM: _ops("sum"),
         o.MAXIMUM: _ops("maximum"),

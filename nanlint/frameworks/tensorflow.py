@@ -192,6 +192,7 @@ FRAMEWORK = Framework(
         o.SQUARE: _all_prefixes("math.square", "square"),
         o.EXP: _all_prefixes("math.exp", "exp"),
         o.LOG: _all_prefixes("math.log", "log"),
+        o.LOG1P: _all_prefixes("math.log1p") + ("tensorflow.compat.v1.log1p",),  # no tf.log1p in TF2
         o.CLIP: _all_prefixes("clip_by_value"),
         o.SUM: _all_prefixes("math.reduce_sum", "reduce_sum"),
         o.MAXIMUM: _all_prefixes("math.maximum", "maximum"),

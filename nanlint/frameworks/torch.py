@@ -178,6 +178,7 @@ FRAMEWORK = Framework(
         o.SQUARE: ("torch.square",),
         o.EXP: ("torch.exp",),
         o.LOG: ("torch.log",),
+        o.LOG1P: ("torch.log1p", "torch.special.log1p"),
         o.CLIP: ("torch.clamp", "torch.clip"),
         o.SUM: ("torch.sum",),
         o.MAXIMUM: ("torch.maximum",),

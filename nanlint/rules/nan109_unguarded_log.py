@@ -9,6 +9,7 @@ from nanlint import ops as o
 from nanlint.context import FileContext
 from nanlint.guards import absorbed_epsilon, guarded, terms
 from nanlint.rule import Rule
+from nanlint.rules._log1m_softmax import complement_of
 from nanlint.values import is_one
 
 # arguments the dedicated rules already report (one finding per site)
@@ -42,7 +43,9 @@ class UnguardedLog(Rule):
     @staticmethod
     def covered(ctx: FileContext, expr: cst.BaseExpression, scope) -> bool:
         """Reported by another rule: softmax/sigmoid (NAN101-104), 1 - sigmoid (NAN102),
-        an absorbed epsilon (NAN105), 1 + exp, exp + exp, sum(exp) (NAN106)."""
+        1 - softmax (NAN101), an absorbed epsilon (NAN105), 1 + exp, exp + exp, sum(exp) (NAN106)."""
+        if complement_of(ctx, expr, scope) is not None:
+            return True
         resolved = ctx.resolve(expr, scope, functions=True)
         e, s = resolved.expr, resolved.scope
         if ctx.op_of(e, s, *_COVERED) is not None:
