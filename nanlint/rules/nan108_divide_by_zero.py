@@ -31,11 +31,9 @@ class DivideByZero(Rule):
     code = "NAN108"
     name = "divide-by-zero"
     summary = "division by a value that reaches 0: a count of a mask, a probability, 1 - p, relu, a 0 literal"
-    fix = fixes.UNSAFE
-    # opt-in for its cost: precise (7 true, 0 false on both corpora, docs/zero-rules.md), but "/"
-    # and a source op are in nearly every model file, so on by default it made libcst parse
-    # 2.5x the files of the training bench (+55% CPU); NAN107 is the zero rule on by default
-    default = False
+    # strong evidence only (7 true, 0 false on both corpora, docs/zero-rules.md); its site check
+    # (nanlint.zero_sites) keeps the cost: 7 of the training bench's 1,078 files reach libcst for it
+    default = True
     needs = ("/", "div", "reciprocal", "rsqrt", "**", "pow")
     # a sink op, and an op of a strong source or a reduction (a count).  ``x ** -1`` has no site
     # key of its own: in a file without a "/" anywhere it is left to NAN110

@@ -31,10 +31,9 @@ class RootAtZero(Rule):
     name = "root-at-zero"
     summary = "sqrt / fractional power of a value that reaches 0 (relu, probability, 1 - p): NaN gradient at 0"
     fix = fixes.UNSAFE
-    # opt-in for its cost: precise (5 true, 0 false on both corpora, docs/zero-rules.md), but
-    # roots (attention's ``** 0.5``) and sources are in most model files: +30% CPU on the
-    # training bench by default; NAN107 is the zero rule on by default
-    default = False
+    # strong evidence only (5 true, 0 false on both corpora, docs/zero-rules.md); its site check
+    # (nanlint.zero_sites) keeps the cost: 4 of the training bench's 1,078 files reach libcst for it
+    default = True
     needs = ("sqrt", "**", "pow", "power")
     # a root, and an op of a strong source (a count has no gradient: a root of one is never
     # NAN206's).  ``x ** 0.25`` has no site key of its own: in a file without another root it
