@@ -64,7 +64,7 @@ def output(ctx: "FileContext", call: cst.Call, scope: Scope) -> Output | None:
     if isinstance(func, cst.Attribute) and func.attr.value in APPLY_METHODS:
         obj = func.value
     out: Output = []
-    off = not_training(call)
+    off = _not_training(call)
     for r in ctx.values(obj, scope, calls=False):
         rctx = r.ctx or ctx
         got = _apply(rctx, r.expr, r.scope, 3)
@@ -80,7 +80,7 @@ def output(ctx: "FileContext", call: cst.Call, scope: Scope) -> Output | None:
     return out or None
 
 
-def not_training(call: cst.Call) -> bool:
+def _not_training(call: cst.Call) -> bool:
     """A layer or model call that turns dropout off: ``training=False`` (Keras),
     ``deterministic=True`` (flax), as literals."""
     for a in call.args:

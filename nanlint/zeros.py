@@ -61,6 +61,8 @@ WHY = {
     CONSTANT: "it holds 0 (or a negative number)",
     DIFFERENCE: "it is 0 where the two values coincide",
 }
+# a dropout's (a rectified source whose region is drawn, not a region of inputs)
+DROPPED = "it is exactly 0 on every dropped element while training (a fraction p of them, every step)"
 
 _TENSOR_LITERALS = frozenset({
     "torch.tensor", "torch.Tensor", "torch.as_tensor", "torch.FloatTensor",
@@ -71,7 +73,6 @@ _TENSOR_LITERALS = frozenset({
 _COMPARISON_OPS = (o.EQUAL, o.NOT_EQUAL, o.GREATER, o.GREATER_EQUAL, o.LESS, o.LESS_EQUAL,
                    o.LOGICAL_AND, o.LOGICAL_OR, o.LOGICAL_NOT)
 MAX_DEPTH = 4
-DROPPED = "it is exactly 0 on every dropped element while training (a fraction rate of them, every step)"
 # the ops a source can be computed with (with layers and models implying softmax/sigmoid):
 # a file without any of them (and without a literal 0 reaching a sink) has no source
 # the ops a strong source needs (a probability, 1 - p, relu, an active clamp, a dropout; counts
