@@ -3,7 +3,9 @@
 * ``nn.Sequential(..., nn.Sigmoid())`` / ``keras.Sequential([..., Dense(k, activation="softmax")])``:
   the output of its last layer;
 * a layer object called on a tensor (``layers.Dense(k, activation="softmax")(h)``,
-  ``nn.Softmax(dim=1)(z)``): its activation;
+  ``nn.Softmax(dim=1)(z)``): its activation; a dropout layer (``self.drop(h)``): its
+  dropout, or ``h`` itself where the call turns it off (``training=False``,
+  ``deterministic=True``);
 * keras' functional ``Model(inputs, outputs)``: ``outputs``;
 * an instance of a model class of this module (``Net()``, ``self.head = Head()``):
   what its ``forward`` (torch), ``call`` (keras) or ``__call__`` (flax, haiku)
@@ -27,7 +29,8 @@ from nanlint.resolve import Scope
 if TYPE_CHECKING:  # pragma: no cover
     from nanlint.context import FileContext, OpCall
 
-LAYER_ACTIVATION = {o.SOFTMAX_LAYER: o.SOFTMAX, o.SIGMOID_LAYER: o.SIGMOID, o.LOG_SOFTMAX_LAYER: o.LOG_SOFTMAX}
+LAYER_ACTIVATION = {o.SOFTMAX_LAYER: o.SOFTMAX, o.SIGMOID_LAYER: o.SIGMOID, o.LOG_SOFTMAX_LAYER: o.LOG_SOFTMAX,
+                    o.DROPOUT_LAYER: o.DROPOUT}
 NAMED_ACTIVATION = {"softmax": o.SOFTMAX, "sigmoid": o.SIGMOID, "log_softmax": o.LOG_SOFTMAX}
 CALL_METHODS = ("forward", "call", "__call__")
 APPLY_METHODS = frozenset({"apply", "predict", "predict_on_batch", "__call__", "forward"})
@@ -61,13 +64,35 @@ def output(ctx: "FileContext", call: cst.Call, scope: Scope) -> Output | None:
     if isinstance(func, cst.Attribute) and func.attr.value in APPLY_METHODS:
         obj = func.value
     out: Output = []
+    off = _not_training(call)
     for r in ctx.values(obj, scope, calls=False):
         rctx = r.ctx or ctx
         got = _apply(rctx, r.expr, r.scope, 3)
         if got is None:
             return None
+        if off and any(_dropout(octx, e, s) for octx, e, s, _ in got):
+            # a dropout layer called with training=False passes its input through; one
+            # inside a model so called passes what its previous layer gives: not followed
+            if len(got) != 1 or got[0][1] is not r.expr or not call.args or call.args[0].keyword is not None:
+                return None
+            got = [(ctx, call.args[0].value, scope, "passes it through (not training) on")]
         out += got
     return out or None
+
+
+def _not_training(call: cst.Call) -> bool:
+    """A layer or model call that turns dropout off: ``training=False`` (Keras),
+    ``deterministic=True`` (flax), as literals."""
+    for a in call.args:
+        if a.keyword is not None and isinstance(a.value, cst.Name) and \
+                (a.keyword.value, a.value.value) in (("training", "False"), ("deterministic", "True")):
+            return True
+    return False
+
+
+def _dropout(ctx: "FileContext", expr: cst.BaseExpression, scope: Scope) -> bool:
+    call = ctx.op_call(expr, scope)
+    return call is not None and call.op == o.DROPOUT_LAYER
 
 
 def _apply(ctx: "FileContext", model: cst.BaseExpression, scope: Scope, depth: int) -> Output | None:

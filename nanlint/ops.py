@@ -8,6 +8,8 @@ Argument *roles* are framework-neutral parameter names: ``x`` is the main
 tensor, ``y`` the second operand, ``axis`` the reduction/softmax axis,
 ``keepdims``, ``lo``/``hi`` for clipping bounds (and a uniform draw's range),
 ``cond`` for ``where``'s condition, ``labels``/``logits`` for fused losses;
+for dropout ``rate`` (the fraction dropped), ``keep_prob`` (TF1's fraction kept),
+``training`` (whether it applies) and ``deterministic`` (flax: whether it does not);
 for model and layer constructors ``layers`` (a Sequential's list),
 ``inputs``/``outputs`` (a functional model's) and ``activation`` (a layer's).
 """
@@ -83,6 +85,9 @@ REDUCE_MAX = "reduce_max"  # torch.max(x, dim): also torch.max(a, b), whose b bi
 REDUCE_MIN = "reduce_min"
 # --- random ----------------------------------------------------------------------------
 RANDOM_UNIFORM = "random_uniform"  # [lo, hi), by default [0, 1)
+# x with each element set to exactly 0 with probability rate (the rest scaled by 1 / (1 - rate))
+# while training; x itself when not (not alpha dropout: its dropped value is not 0)
+DROPOUT = "dropout"
 # --- products (dot products feed acos/asin) ------------------------------------------
 MATMUL = "matmul"  # matmul/mm/bmm and ``@``
 DOT = "dot"  # dot/vdot/inner
@@ -107,6 +112,7 @@ SIGMOID_LAYER = "sigmoid_layer"
 LOG_SOFTMAX_LAYER = "log_softmax_layer"
 DENSE_LAYER = "dense_layer"  # keras Dense and Conv*D: their activation
 ACTIVATION_LAYER = "activation_layer"
+DROPOUT_LAYER = "dropout_layer"  # nn.Dropout(p), layers.Dropout(rate), flax's Dropout: a DROPOUT of its input
 MODULE_BASE = "module_base"  # torch.nn.Module, keras Layer, tf.Module, flax/haiku Module
 
 ALL_OPS = frozenset(
@@ -118,7 +124,9 @@ ALL_OPS = frozenset(
 MODEL_BASES = frozenset({MODULE_BASE, FUNCTIONAL_MODEL, SEQUENTIAL})
 # Calls that build a new object or draw new values: not pure.
 CONSTRUCTORS = frozenset({SEQUENTIAL, FUNCTIONAL_MODEL, SOFTMAX_LAYER, SIGMOID_LAYER, LOG_SOFTMAX_LAYER,
-                          DENSE_LAYER, ACTIVATION_LAYER, MODULE_BASE})
+                          DENSE_LAYER, ACTIVATION_LAYER, DROPOUT_LAYER, MODULE_BASE})
+# Calls that draw random values: two calls of one differ (a fix must not duplicate one).
+DRAWS = frozenset({RANDOM_UNIFORM, DROPOUT})
 
 # A file can compute an activation without naming its op: through a layer (``nn.Sigmoid()``,
 # ``Dense(k, activation="softmax")``).  A model class or Sequential computes it through
@@ -128,6 +136,7 @@ IMPLIED_BY = {  # (and exp: 1 / (1 + exp(-z)), exp(z) / sum(exp(z)) written by h
     SOFTMAX: _MODEL_PARTS | {SOFTMAX_LAYER, EXP},
     SIGMOID: _MODEL_PARTS | {SIGMOID_LAYER, EXP},
     LOG_SOFTMAX: _MODEL_PARTS | {LOG_SOFTMAX_LAYER},
+    DROPOUT: {DROPOUT_LAYER},  # self.drop = nn.Dropout(p) ... self.drop(h)
 }
 
 
@@ -148,7 +157,7 @@ def with_implying(ops: frozenset[str]) -> frozenset[str]:
 
 ROLES = frozenset({"x", "y", "axis", "keepdims", "lo", "hi", "cond", "labels", "logits",
                    "ord", "eps", "value", "reduction", "lr", "epsilon", "dtype",
-                   "activation", "inputs", "outputs", "layers"})
+                   "activation", "inputs", "outputs", "layers", "rate", "keep_prob", "training", "deterministic"})
 
 
 @dataclass(frozen=True)

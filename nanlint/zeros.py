@@ -12,7 +12,9 @@ first that is a *source*:
 * ``complement``: ``1 - p`` of a probability: exactly 0 once ``p`` rounds to 1
   (a sigmoid above ~17, a softmax class ~17 above the others);
 * ``rectified``: ``relu``, ``clip(x, 0, ...)``, ``maximum(x, 0)``, ``abs``/squares of a
-  difference, ``floor``/``round``: exactly 0 on a whole region of inputs;
+  difference, ``floor``/``round``: exactly 0 on a whole region of inputs; a dropout output
+  (a function or a layer): exactly 0 on every dropped element while training, unless the
+  call turns it off (a literal rate 0, ``training=False``: then its input's sources);
 * ``count``: a sum of a mask built by a comparison (``(y > 0).sum()``): 0 when nothing
   matches;
 * ``affine``: ``matmul(h, W) + b``, ``h @ W``: negative as well as 0;
@@ -31,7 +33,7 @@ import libcst as cst
 
 from nanlint import facts
 from nanlint import ops as o
-from nanlint.context import FileContext
+from nanlint.context import FileContext, OpCall
 from nanlint.guards import constant, guarded, terms
 from nanlint.reach import Resolved
 from nanlint.resolve import Scope
@@ -60,6 +62,8 @@ WHY = {
     CONSTANT: "it holds 0 (or a negative number)",
     DIFFERENCE: "it is 0 where the two values coincide",
 }
+# a dropout's (a rectified source whose region is drawn, not a region of inputs)
+DROPPED = "it is exactly 0 on every dropped element while training (a fraction p of them, every step)"
 
 _TENSOR_LITERALS = frozenset({
     "torch.tensor", "torch.Tensor", "torch.as_tensor", "torch.FloatTensor",
@@ -72,16 +76,17 @@ _COMPARISON_OPS = (o.EQUAL, o.NOT_EQUAL, o.GREATER, o.GREATER_EQUAL, o.LESS, o.L
 MAX_DEPTH = 4
 # the ops a source can be computed with (with layers and models implying softmax/sigmoid):
 # a file without any of them (and without a literal 0 reaching a sink) has no source
-# the ops a strong source needs (a probability, 1 - p, relu, an active clamp; counts add a sum)
-STRONG_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.EXP, o.RELU, o.CLIP, o.MAXIMUM})
+# the ops a strong source needs (a probability, 1 - p, relu, an active clamp, a dropout; counts
+# add a sum); the rules' triggers count the layers implying them (ops.IMPLIED_BY: nn.Dropout)
+STRONG_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.EXP, o.RELU, o.CLIP, o.MAXIMUM, o.DROPOUT})
 # what the site filter looks for (nanlint.zero_sites.zero_sinks): the calls a strong source
 # is computed with, masks (their counts) and affine outputs, and the layers that end in them
 SITE_SOURCES = STRONG_OPS | frozenset({
     o.MATMUL, o.EQUAL, o.NOT_EQUAL, o.GREATER, o.GREATER_EQUAL, o.LESS, o.LESS_EQUAL,
     o.LOGICAL_AND, o.LOGICAL_OR, o.LOGICAL_NOT, o.SOFTMAX_LAYER, o.SIGMOID_LAYER, o.ACTIVATION_LAYER,
-    o.DENSE_LAYER})
+    o.DENSE_LAYER, o.DROPOUT_LAYER})
 SOURCE_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.RELU, o.CLIP, o.MAXIMUM, o.ABS, o.SQUARE, o.POW, o.FLOOR,
-                        o.ROUND, o.MATMUL, o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN})
+                        o.ROUND, o.MATMUL, o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN, o.DROPOUT})
 
 
 @dataclass
@@ -94,6 +99,7 @@ class Zero:
     value: Resolved
     logit: cst.BaseExpression | None = None
     weak: str | None = None  # why the evidence is weak (the opt-in NAN110's); None: strong
+    reason: str | None = None  # why it reaches 0, where the kind's WHY does not say it (a dropout)
 
     @property
     def strong(self) -> bool:
@@ -105,7 +111,7 @@ class Zero:
 
     @property
     def why(self) -> str:
-        return WHY[self.kind]
+        return self.reason or WHY[self.kind]
 
 
 def site(tree, text: str, sinks: frozenset[str], divide: bool = False, power=None, affine: bool = False,
@@ -124,14 +130,15 @@ def _vocabulary(sinks: frozenset[str], affine: bool):
     from nanlint.sites import last_names
     from nanlint.zero_sites import Vocabulary
 
-    layers = last_names(frozenset({o.SOFTMAX_LAYER, o.SIGMOID_LAYER, o.ACTIVATION_LAYER}))
+    # a dropout's output is 0 on every dropped element: a source as a function and as a layer
+    layers = last_names(frozenset({o.SOFTMAX_LAYER, o.SIGMOID_LAYER, o.ACTIVATION_LAYER, o.DROPOUT_LAYER}))
     return Vocabulary(
         sinks=last_names(sinks),
         probability=last_names(frozenset({o.SOFTMAX, o.SIGMOID})),
         layers=layers,
         # activation="softmax": the strings a layer names its activation with
         activations=frozenset({"softmax", "sigmoid", "relu", "relu6", "hard_sigmoid"}),
-        rectified=last_names(frozenset({o.RELU})),
+        rectified=last_names(frozenset({o.RELU, o.DROPOUT})),
         clips=last_names(frozenset({o.CLIP, o.MAXIMUM})),
         maximum=last_names(frozenset({o.MAXIMUM})),
         subtract=last_names(frozenset({o.SUBTRACT})),
@@ -163,14 +170,14 @@ def reaches_zero(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope
         if found is not None and found[0] == CONSTANT and r.via:
             continue
         if found is not None and found[0] in kinds:
-            zero = Zero(found[0], found[1], r, found[2], found[3])
+            zero = Zero(found[0], found[1], r, *found[2:])
             if zero.strong:
                 return zero
             weak = weak or zero
     return weak
 
 
-Source = tuple  # (kind, what, logit, weak): see Zero
+Source = tuple  # (kind, what, logit, weak[, reason]): see Zero
 
 
 def _source(ctx: FileContext, e: cst.BaseExpression, s: Scope, depth: int) -> Source | None:
@@ -205,6 +212,8 @@ def _source(ctx: FileContext, e: cst.BaseExpression, s: Scope, depth: int) -> So
     op = call.op
     if op == o.RELU:
         return RECTIFIED, "a relu output", None, None
+    if op in (o.DROPOUT, o.DROPOUT_LAYER):
+        return _dropout(ctx, call, s, depth)
     if op == o.CLIP and constant(ctx, call.value("lo"), s) == 0.0:
         return RECTIFIED, "a value clipped at 0", None, _defensive(ctx, call.x, s)
     if op == o.MAXIMUM:
@@ -240,6 +249,32 @@ def _source(ctx: FileContext, e: cst.BaseExpression, s: Scope, depth: int) -> So
 
 
 WEAK_DIFFERENCE = "0 only where the two values coincide exactly"
+
+
+def _dropout(ctx: FileContext, call: OpCall, s: Scope, depth: int) -> Source | None:
+    """A dropout (a function's output, or a layer standing for its output): exactly 0 on every
+    dropped element whenever training can apply it -- strong evidence, whatever the rate (a
+    fraction ``rate`` of the elements, every step).  A call that drops nothing is its input:
+    a literal rate 0 (TensorFlow: also 1, TF1's positional keep_prob, an error in TF2), a
+    literal keep_prob 1, ``training=False``, ``deterministic=True``."""
+    rate = constant(ctx, call.value("rate"), s)
+    keep = constant(ctx, call.value("keep_prob"), s)
+    off = (rate is not None and (rate <= 0 or (rate >= 1 and call.framework.name == "tensorflow"))) \
+        or (keep is not None and keep >= 1) or _flag(call.value("training")) is False \
+        or _flag(call.value("deterministic")) is True
+    if not off:
+        return RECTIFIED, "a dropout output", None, None, DROPPED
+    if call.op != o.DROPOUT or call.x is None or depth <= 0:
+        return None  # a layer built turned off: its input is at the call, not followed
+    inner = reaches_zero(ctx, call.x, s, depth=depth - 1)
+    return None if inner is None else (inner.kind, inner.what, None, inner.weak, inner.reason)
+
+
+def _flag(expr: cst.BaseExpression | None) -> bool | None:
+    """A literal ``True``/``False``."""
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
+        return expr.value == "True"
+    return None
 
 
 def _not_logit(ctx: FileContext, x: cst.BaseExpression | None, s: Scope) -> str | None:
@@ -279,7 +314,7 @@ def _binary(ctx: FileContext, e: cst.BinaryOperation, s: Scope, depth: int) -> S
                 continue
             inner = reaches_zero(ctx, side, s, kinds=(PROBABILITY, RECTIFIED), depth=depth - 1)
             if inner is not None:
-                return inner.kind, f"a product with {inner.what}", None, inner.weak
+                return inner.kind, f"a product with {inner.what}", None, inner.weak, inner.reason
         return None
     if isinstance(e.operator, cst.Divide):
         return _hand_probability(ctx, e, s)

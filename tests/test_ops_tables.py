@@ -135,6 +135,25 @@ CASES = [
     (JAX, "y = jax.random.uniform(key, (3,), minval=1e-6, maxval=1.)", o.RANDOM_UNIFORM,
      {"lo": "1e-6", "hi": "1."}),
     (KERAS, "y = keras.random.uniform((3,), minval=0.1)", o.RANDOM_UNIFORM, {"lo": "0.1"}),
+    # --- dropout: rate (dropped), keep_prob (TF1: kept), training / deterministic ---------------
+    (TORCH, "y = F.dropout(h, 0.1, training=self.training)", o.DROPOUT,
+     {"x": "h", "rate": "0.1", "training": "self.training"}),
+    (TORCH, "y = F.dropout2d(h, p=0.2)", o.DROPOUT, {"x": "h", "rate": "0.2"}),
+    (TORCH, "y = torch.dropout(h, p, True)", o.DROPOUT, {"x": "h", "rate": "p", "training": "True"}),
+    (TF, "y = tf.nn.dropout(h, rate=0.1)", o.DROPOUT, {"x": "h", "rate": "0.1"}),
+    (TF, "y = tf.nn.dropout(h, keep_prob=kp)", o.DROPOUT, {"x": "h", "keep_prob": "kp"}),
+    (TF, "y = tf.compat.v1.nn.dropout(h, kp)", o.DROPOUT, {"x": "h", "keep_prob": "kp"}),
+    (TF, "y = tf.keras.backend.dropout(h, 0.5)", o.DROPOUT, {"x": "h", "rate": "0.5"}),
+    (KERAS, "y = keras.random.dropout(h, 0.5, seed=1)", o.DROPOUT, {"x": "h", "rate": "0.5"}),
+    ("import haiku as hk\n", "y = hk.dropout(rng, 0.1, h)", o.DROPOUT, {"x": "h", "rate": "0.1"}),
+    (TORCH, "y = nn.Dropout(p=0.1)", o.DROPOUT_LAYER, {"rate": "0.1"}),
+    (TORCH, "y = nn.Dropout2d(0.2)", o.DROPOUT_LAYER, {"rate": "0.2"}),
+    (KERAS, "y = layers.Dropout(0.1)", o.DROPOUT_LAYER, {"rate": "0.1"}),
+    (KERAS, "y = layers.SpatialDropout1D(rate)", o.DROPOUT_LAYER, {"rate": "rate"}),
+    (TF, "y = tf.keras.layers.Dropout(rate=0.3, seed=1)", o.DROPOUT_LAYER, {"rate": "0.3"}),
+    ("import flax.linen as nn\n", "y = nn.Dropout(0.5, deterministic=not train)", o.DROPOUT_LAYER,
+     {"rate": "0.5", "deterministic": "not train"}),
+    ("from flax import nnx\n", "y = nnx.Dropout(0.5, rngs=rngs)", o.DROPOUT_LAYER, {"rate": "0.5"}),
     # --- models and layers -------------------------------------------------------------------
     (TORCH, "y = nn.Softmax(dim=-1)", o.SOFTMAX_LAYER, {"axis": "-1"}),
     (TORCH, "y = nn.LogSoftmax(1)", o.LOG_SOFTMAX_LAYER, {"axis": "1"}),
@@ -200,6 +219,11 @@ def test_class_bases_resolve_through_the_function_table(src, op):
     "import numpy as np\ny = x.view(-1)\n",    # methods only where torch is imported
     KERAS + "y = keras.activations.relu(h, negative_slope=0.1)\n",  # may be leaky: not RELU
     TF + "y = tf.print(x)\n",                  # tf.print (TF2) returns no tensor, unlike tf.Print
+    # alpha dropout's dropped value is not 0, nor is Gaussian dropout's noise a mask
+    TORCH + "y = F.alpha_dropout(h, 0.1, training=True)\n",
+    TORCH + "y = nn.AlphaDropout(0.1)\n",
+    KERAS + "y = layers.AlphaDropout(0.1)\n",
+    KERAS + "y = layers.GaussianDropout(0.1)\n",
 ])
 def test_not_the_op(src):
     assert resolve(src)[1] is None
@@ -222,6 +246,7 @@ def test_new_ops_and_roles_are_in_the_vocabulary():
     for name in ("SHAPE", "EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL",
                  "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "REDUCE_MAX", "REDUCE_MIN", "RELU", "FLOOR",
                  "ROUND", "RANDOM_UNIFORM", "SEQUENTIAL", "FUNCTIONAL_MODEL", "SOFTMAX_LAYER", "SIGMOID_LAYER",
-                 "LOG_SOFTMAX_LAYER", "DENSE_LAYER", "ACTIVATION_LAYER", "MODULE_BASE"):
+                 "LOG_SOFTMAX_LAYER", "DENSE_LAYER", "ACTIVATION_LAYER", "MODULE_BASE", "DROPOUT", "DROPOUT_LAYER"):
         assert getattr(o, name) == name.lower() and name.lower() in o.ALL_OPS
-    assert {"activation", "inputs", "outputs", "layers"} <= o.ROLES
+    assert {"activation", "inputs", "outputs", "layers", "rate", "keep_prob", "training", "deterministic"} <= o.ROLES
+    assert o.DROPOUT in o.DRAWS and o.DROPOUT_LAYER in o.CONSTRUCTORS

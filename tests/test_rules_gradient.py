@@ -133,9 +133,10 @@ def test_single_where_impure_condition_is_display_only():
 @pytest.mark.parametrize("header, call", [
     ("import tensorflow as tf", "tf.where((x > 0) & (tf.random.uniform([]) > 0.5), tf.math.log(x), 0.0)"),
     ("import torch", "torch.where((x > 0) & (torch.rand_like(x) > 0.5), torch.log(x), 0.0)"),
+    ("import torch", "torch.where((x > 0) & (torch.nn.functional.dropout(x, 0.5) > 0), torch.log(x), 0.0)"),
 ])
 def test_single_where_random_condition_is_display_only(header, call):
-    """A uniform draw is a framework op but not pure: repeating it draws again."""
+    """A uniform draw (or a dropout's mask) is a framework op but not pure: repeating it draws again."""
     src = f"""
     {header}
 

@@ -136,6 +136,8 @@ def zero_log(src: str) -> bool:
     "s = 1 / (1 + torch.exp(-(x @ w)))\ny = torch.log(1 - s)",                     # a hand-written sigmoid
     "d = torch.clamp(a - b, min=0)\ny = torch.log(d)",                             # clamped at 0
     "self.head = nn.Sequential(nn.Linear(4, 2), nn.Softmax(1))\ny = torch.log(self.head(x))",  # a model
+    "h = F.dropout(x, 0.1)\ny = torch.log(h)",                                      # a dropout output
+    "self.drop = nn.Dropout(0.1)\ny = torch.log(self.drop(x))",                    # a dropout layer
     "y_conv = [0.0, 1.0]\nce = tf.log(y_conv)",                                     # a literal holding 0
     "keep = t != ignore\nn = keep.sum()\ny = torch.log(n)",                         # a count of a mask
     "h = x @ W + b\ny = tf.log(h)",                                                 # an affine output

@@ -115,3 +115,100 @@ def test_mask_made_by_another_function_is_weak():
     local = ("import tensorflow as tf\ndef loss(x, labels):\n    weights = tf.cast(tf.not_equal(labels, 0), tf.float32)\n"
              "    return tf.reduce_sum(x) / tf.reduce_sum(weights)\n")
     assert found(local) == ["NAN108"]
+
+
+# --- dropout: exactly 0 on every dropped element while training (strong), unless the call drops nothing
+_TORCH = "import torch\nimport torch.nn.functional as F\n"
+_TF = "import tensorflow as tf\n"
+_KERAS = "import keras\nfrom keras import ops\n"
+_JAX = "import jax.numpy as jnp\nimport haiku as hk\n"
+
+
+@pytest.mark.parametrize("src,code", [
+    (_TORCH + "def f(x):\n    return torch.log(F.dropout(x, 0.1))\n", "NAN107"),
+    (_TORCH + "def f(self, x):\n    h = F.dropout(x, p=self.p, training=self.training)\n    return torch.log(h)\n",
+     "NAN107"),
+    (_TORCH + "def f(y, x):\n    return y / torch.dropout(x, 0.2, True)\n", "NAN108"),
+    (_TORCH + "def f(x):\n    return torch.sqrt(F.dropout2d(x))\n", "NAN206"),  # default p=0.5, training=True
+    (_TF + "def f(x, rate):\n    return tf.math.log(tf.nn.dropout(x, rate))\n", "NAN107"),
+    (_TF + "def f(x, keep_prob):\n    return tf.math.log(tf.compat.v1.nn.dropout(x, keep_prob))\n", "NAN107"),
+    (_TF + "def f(y, x):\n    return y / tf.keras.backend.dropout(x, 0.5)\n", "NAN108"),
+    (_KERAS + "def f(x):\n    return ops.log(keras.random.dropout(x, 0.5, seed=1))\n", "NAN107"),
+    (_JAX + "def f(rng, x):\n    return jnp.log(hk.dropout(rng, 0.1, x))\n", "NAN107"),
+    (_JAX + "def f(rng, x):\n    return jnp.sqrt(hk.dropout(rng, 0.1, x))\n", "NAN206"),  # keep * x: a product
+    # a product with a dropout output is 0 where it is
+    (_TORCH + "def f(x, w):\n    return torch.log(F.dropout(x, 0.1) * w)\n", "NAN107"),
+])
+def test_dropout_is_a_strong_source(src, code):
+    assert found(src) == [code]
+
+
+def test_dropout_message_says_why():
+    [finding] = lint(_TORCH + "def f(x):\n    return torch.log(F.dropout(x, 0.1))\n")
+    assert "log of a dropout output: it is exactly 0 on every dropped element while training" in finding.message
+    assert "apply the dropout after the log" in finding.message
+
+
+@pytest.mark.parametrize("src", [
+    # a call that drops nothing: a literal rate 0, keep_prob 1, training=False, deterministic=True
+    _TORCH + "def f(x):\n    return torch.log(F.dropout(x, 0.0))\n",
+    _TORCH + "def f(x):\n    return torch.log(F.dropout(x, p=0.3, training=False))\n",
+    _TORCH + "def f(x):\n    return torch.log(torch.dropout(x, 0.3, False))\n",
+    _TORCH + "P_DROP = 0.0\ndef f(x):\n    return torch.log(F.dropout(x, P_DROP))\n",
+    _TF + "def f(x):\n    return tf.math.log(tf.nn.dropout(x, rate=0.0))\n",
+    _TF + "def f(x):\n    return tf.math.log(tf.compat.v1.nn.dropout(x, keep_prob=1.0))\n",
+    # TF1's positional keep_prob of 1 (a TF2 rate of 1 raises)
+    _TF + "def f(x):\n    return tf.math.log(tf.nn.dropout(x, 1.0))\n",
+    # alpha dropout's dropped value is not 0
+    _TORCH + "def f(x):\n    return torch.log(F.alpha_dropout(x, 0.1, training=True))\n",
+    # TensorFlow's dropout selects the gradient (where): sqrt of it has a finite gradient (0) there
+    _TF + "def f(x):\n    return tf.sqrt(tf.nn.dropout(x, 0.5))\n",
+    "import tensorflow as tf\ndef f(x):\n    return tf.sqrt(tf.keras.layers.Dropout(0.5)(x, training=True))\n",
+])
+def test_dropout_that_drops_nothing_is_no_source(src):
+    assert found(src) == []
+
+
+def test_dropout_turned_off_keeps_its_inputs_sources():
+    src = _TORCH + "def f(x):\n    h = F.dropout(F.relu(x), 0.3, training=False)\n    return torch.log(h)\n"
+    [finding] = lint(src, select=ALL)
+    assert finding.code == "NAN107" and "log of a relu output" in finding.message
+
+
+def test_sum_of_a_dropout_output_is_weak():
+    """0 only when every element is dropped: a sum of rectified values."""
+    src = _TORCH + "def f(x, y):\n    w = F.dropout(x, 0.1)\n    return y / w.sum(-1)\n"
+    assert found(src) == ["NAN110"]
+
+
+@pytest.mark.parametrize("src,expected", [
+    # a layer stands for its output (nanlint.models): strong while training can apply it
+    ("import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.drop = nn.Dropout(0.1)\n    def forward(self, x):\n        return torch.log(self.drop(x))\n",
+     ["NAN107"]),
+    ("import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.drop = nn.Dropout(p=0.0)\n    def forward(self, x):\n        return torch.log(self.drop(x))\n", []),
+    # the layer is the file's one source op: the site filter lets it through (ops.IMPLIED_BY)
+    ("import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.drop = nn.Dropout(0.1)\n    def forward(self, x, y):\n        return y / self.drop(x)\n",
+     ["NAN108"]),
+    ("import keras\nfrom keras import layers, ops\nclass Block(layers.Layer):\n    def __init__(self):\n"
+     "        super().__init__()\n        self.drop = layers.Dropout(0.2)\n"
+     "    def call(self, x, training=None):\n        return ops.log(self.drop(x, training=training))\n", ["NAN107"]),
+    # called with training=False: the layer passes its input through
+    ("import keras\nfrom keras import layers, ops\nclass Block(layers.Layer):\n    def __init__(self):\n"
+     "        super().__init__()\n        self.drop = layers.Dropout(0.2)\n"
+     "    def call(self, x):\n        return ops.log(self.drop(x, training=False))\n", []),
+    ("import keras\nfrom keras import layers, ops\nclass Block(layers.Layer):\n    def __init__(self):\n"
+     "        super().__init__()\n        self.drop = layers.Dropout(0.2)\n"
+     "    def call(self, x):\n        return ops.log(self.drop(ops.relu(x), training=False))\n", ["NAN107"]),
+    ("import jax.numpy as jnp\nimport flax.linen as nn\nclass Head(nn.Module):\n    @nn.compact\n"
+     "    def __call__(self, x, train):\n        h = nn.Dropout(0.5, deterministic=not train)(x)\n"
+     "        return jnp.log(h)\n", ["NAN107"]),
+    ("import jax.numpy as jnp\nimport flax.linen as nn\nclass Head(nn.Module):\n    @nn.compact\n"
+     "    def __call__(self, x):\n        h = nn.Dropout(0.5)(x, deterministic=True)\n        return jnp.log(h)\n", []),
+    ("import jax.numpy as jnp\nimport flax.linen as nn\nclass Head(nn.Module):\n    @nn.compact\n"
+     "    def __call__(self, x):\n        h = nn.Dropout(0.5, deterministic=True)(x)\n        return jnp.log(h)\n", []),
+])
+def test_dropout_layer(src, expected):
+    assert found(src) == expected

@@ -117,6 +117,12 @@ FUNCTIONS["flax.linen.Module"] = fn(o.MODULE_BASE, "", varargs=True)
 FUNCTIONS["haiku.Module"] = fn(o.MODULE_BASE, "name")
 FUNCTIONS["flax.linen.Sequential"] = fn(o.SEQUENTIAL, "layers", varargs=True)
 FUNCTIONS["haiku.Sequential"] = fn(o.SEQUENTIAL, "layers name")
+# dropout: haiku's function hk.dropout(rng, rate, x); flax's layers Dropout(rate, ...), applied
+# as layer(x, deterministic=...) (the constructor's deterministic, else the call's)
+FUNCTIONS["haiku.dropout"] = fn(o.DROPOUT, "rng rate x broadcast_dims")
+FUNCTIONS["flax.linen.Dropout"] = fn(o.DROPOUT_LAYER, "rate broadcast_dims deterministic rng_collection",
+                                     varargs=True)
+FUNCTIONS["flax.nnx.Dropout"] = fn(o.DROPOUT_LAYER, "rate", kwonly="broadcast_dims deterministic rng_collection rngs")
 
 _adam = fn(o.ADAM_OPTIMIZER, "learning_rate:lr b1 b2 eps:epsilon", varargs=True)
 for _name in ("adam", "adamw", "adamax", "adamaxw", "nadam", "nadamw", "radam", "amsgrad"):

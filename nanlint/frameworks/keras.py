@@ -101,6 +101,7 @@ for _path in ("keras.activations.", "tensorflow.keras.activations."):
 
 for _path in ("keras.random.", "tensorflow.keras.random."):
     FUNCTIONS[_path + "uniform"] = fn(o.RANDOM_UNIFORM, "shape minval:lo maxval:hi dtype:dtype seed")
+    FUNCTIONS[_path + "dropout"] = fn(o.DROPOUT, "inputs:x rate noise_shape seed")
 
 # --- models and layers: Keras 3 and Keras 2 (tf.keras, tf.compat.v1.keras) ----------------
 # keras.Model is both the functional constructor and the base class of subclassed models.
@@ -111,6 +112,7 @@ _layer = fn(o.MODULE_BASE, "trainable name dtype", varargs=True)
 # Dense(units, activation, ...); Conv*D(filters, kernel_size, strides, padding, data_format,
 # dilation_rate, groups, activation, ...)
 _dense = fn(o.DENSE_LAYER, "units activation", varargs=True)
+_dropout = fn(o.DROPOUT_LAYER, "rate", varargs=True)
 _conv = fn(o.DENSE_LAYER, "filters kernel_size strides padding data_format dilation_rate groups activation",
            varargs=True)
 for _ns in _KERAS:
@@ -122,6 +124,10 @@ for _ns in _KERAS:
         "layers.Conv1D": _conv, "layers.Conv2D": _conv, "layers.Conv3D": _conv,
         "layers.Softmax": fn(o.SOFTMAX_LAYER, "axis", varargs=True),
         "layers.Activation": fn(o.ACTIVATION_LAYER, "activation", varargs=True),
+        # Dropout(rate, noise_shape, seed), SpatialDropout*D(rate, ...): not AlphaDropout or
+        # GaussianDropout, whose dropped values are not 0
+        "layers.Dropout": _dropout, "layers.SpatialDropout1D": _dropout,
+        "layers.SpatialDropout2D": _dropout, "layers.SpatialDropout3D": _dropout,
     }.items():
         FUNCTIONS[_ns + _path] = _f
 
@@ -138,7 +144,7 @@ for _name, _f in {
     "reshape": fn(o.SHAPE, "x shape"), "squeeze": fn(o.SHAPE, "x axis"), "expand_dims": fn(o.SHAPE, "x axis"),
     "flatten": fn(o.SHAPE), "transpose": fn(o.SHAPE), "permute_dimensions": fn(o.SHAPE, "x pattern"),
     "concatenate": fn(o.SHAPE, "tensors:x axis"), "stack": fn(o.SHAPE, "x axis"),
-    "cast": fn(o.SHAPE, "x dtype:dtype"),
+    "cast": fn(o.SHAPE, "x dtype:dtype"), "dropout": fn(o.DROPOUT, "x level:rate noise_shape seed"),
 }.items():
     FUNCTIONS["keras.backend." + _name] = _f
 

@@ -115,6 +115,15 @@ tf("random.uniform random_uniform", fn(o.RANDOM_UNIFORM, "shape minval:lo maxval
 tf("random.stateless_uniform", fn(o.RANDOM_UNIFORM, "shape seed minval:lo maxval:hi dtype:dtype name",
                                   kwonly="alg"))
 
+# dropout: tf.nn.dropout(x, rate) in TF2; TF1's tf.nn.dropout(x, keep_prob) (kept as
+# tf.compat.v1.nn.dropout, which also takes rate=).  A TF1 program resolves to the TF2 name:
+# its keep_prob= keyword is read, its positional keep_prob binds as rate (a literal 0 or 1
+# there is a dropout that drops nothing, or an error, in both versions)
+for _prefix in ("tensorflow.", "tensorflow.compat.v2."):
+    FUNCTIONS[_prefix + "nn.dropout"] = fn(o.DROPOUT, "x rate noise_shape seed name", kwonly="keep_prob")
+FUNCTIONS["tensorflow.compat.v1.nn.dropout"] = fn(o.DROPOUT, "x keep_prob noise_shape seed name rate")
+tf("nn.experimental.stateless_dropout", fn(o.DROPOUT, "x rate seed rng_alg noise_shape name"))
+
 keras_backend("log", fn(o.LOG))
 keras_backend("exp", fn(o.EXP))
 keras_backend("sqrt", fn(o.SQRT))
@@ -136,6 +145,7 @@ keras_backend("categorical_crossentropy",
 keras_backend("binary_crossentropy", fn(o.BINARY_CROSS_ENTROPY, "target:labels output:x from_logits"))
 # (K.relu(x, alpha) may be leaky: not RELU)
 keras_backend("round", fn(o.ROUND))
+keras_backend("dropout", fn(o.DROPOUT, "x level:rate noise_shape seed"))
 keras_backend("max", fn(o.REDUCE_MAX, "x axis keepdims"))
 keras_backend("min", fn(o.REDUCE_MIN, "x axis keepdims"))
 keras_backend("equal", fn(o.EQUAL, "x y"))

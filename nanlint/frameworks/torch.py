@@ -134,6 +134,11 @@ torch("logical_not", fn(o.LOGICAL_NOT, unary), method="")
 # --- random: U[0, 1) -----------------------------------------------------------------------
 torch("rand", fn(o.RANDOM_UNIFORM, "", varargs=True))  # rand(*size, dtype=...)
 torch("rand_like", fn(o.RANDOM_UNIFORM, "input", varargs=True))  # input gives the shape only
+# dropout: exactly 0 on each dropped element (not alpha_dropout: its dropped value is not 0).
+# F.dropout* default to training=True; torch.dropout(input, p, train) takes it positionally
+torch("nn.functional.dropout nn.functional.dropout1d nn.functional.dropout2d nn.functional.dropout3d",
+      fn(o.DROPOUT, "input:x p:rate training:training inplace"))
+torch("dropout dropout_ feature_dropout feature_dropout_", fn(o.DROPOUT, "input:x p:rate train:training"))
 
 torch("nn.functional.cross_entropy",
       fn(o.CROSS_ENTROPY, "input:logits target:labels weight size_average ignore_index reduce reduction label_smoothing"))
@@ -150,6 +155,7 @@ torch("nn.Sequential", fn(o.SEQUENTIAL, "", varargs=True))  # the layers are the
 torch("nn.Softmax", fn(o.SOFTMAX_LAYER, "dim:axis"))
 torch("nn.LogSoftmax", fn(o.LOG_SOFTMAX_LAYER, "dim:axis"))
 torch("nn.Sigmoid", fn(o.SIGMOID_LAYER, ""))
+torch("nn.Dropout nn.Dropout1d nn.Dropout2d nn.Dropout3d", fn(o.DROPOUT_LAYER, "p:rate inplace"))
 torch("nn.Module", fn(o.MODULE_BASE, "", varargs=True))  # the base class of models and layers
 
 _optimizer = fn(o.OPTIMIZER, "params lr", varargs=True)

@@ -87,6 +87,8 @@ class LogOfZero(Rule):
             return "return logits from there and use log_softmax / log_sigmoid"
         if zero.logit is not None:
             return "use log_sigmoid of the logit"
+        if zero.reason == zeros.DROPPED:
+            return "guard it with an epsilon that survives float32 (1e-7), or apply the dropout after the log"
         return "guard it with an epsilon that survives float32 (1e-7), or use a fused form"
 
     @staticmethod

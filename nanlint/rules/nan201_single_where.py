@@ -220,7 +220,7 @@ def pure(ctx: FileContext, expr: cst.CSTNode, scope: Scope) -> bool:
         return all(pure(ctx, el.value, scope) for el in expr.elements)
     if isinstance(expr, cst.Call):  # a framework op (pure functions) of pure arguments
         call = ctx.op_call(expr, scope)  # not a draw or a new model: a second one differs
-        return call is not None and call.op not in o.CONSTRUCTORS and call.op != o.RANDOM_UNIFORM and all(
+        return call is not None and call.op not in o.CONSTRUCTORS and call.op not in o.DRAWS and all(
             a.star == "" and pure(ctx, a.value, scope) for a in expr.args) and pure(ctx, expr.func, scope)
     return False
 

@@ -69,7 +69,7 @@ class RootAtZero(Rule):
             if self._distance(ctx, x, scope):
                 continue
             zero = zeros.reaches_zero(ctx, x, scope, kinds=KINDS)
-            if zero is None or "difference" in zero.what or self._masked_relu(ctx, zero):
+            if zero is None or "difference" in zero.what or self._selected(ctx, zero):
                 continue
             framework = self._framework(ctx, node, scope)
             if not_differentiated(ctx, node, framework):
@@ -82,15 +82,25 @@ class RootAtZero(Rule):
             yield node, message, self.make_fix(x, zero, isinstance(node, cst.BinaryOperation)), zero
 
     @staticmethod
-    def _masked_relu(ctx: FileContext, zero: zeros.Zero) -> bool:
-        """torch's and JAX's relu select the gradient (0 below 0, also at 0) instead of
-        multiplying it: sqrt(relu(x)) has a finite gradient there.  Measured (torch 2.13,
+    def _selected(ctx: FileContext, zero: zeros.Zero) -> bool:
+        """A source that selects the gradient (0 where it is 0) instead of multiplying it:
+        the root of it has a finite gradient there.  torch's and JAX's relu; TensorFlow's
+        dropout and flax's (``where``/``lax.select`` of the mask).  Measured (torch 2.13,
         JAX 0.10, TF 2.21), d sum(sqrt(f(x)))/dx at x = [-1, 0, 1]: torch relu [0, 0, .5],
         clamp/maximum [0, inf, .5]; JAX relu [0, 0, .5], maximum/clip [nan, inf, .5];
-        TF relu [nan, nan, .5], maximum/clip_by_value [0, inf, .5]."""
+        TF relu [nan, nan, .5], maximum/clip_by_value [0, inf, .5].  At a dropped element:
+        torch's F.dropout NaN, tf.nn.dropout 0, ``lax.select`` (flax) 0, haiku's
+        ``keep * x / keep_rate`` NaN (a product); Keras' dropout 0 on the TensorFlow and
+        JAX backends, NaN on torch's (F.dropout): reported, but not ``tf.keras``'s."""
         owner = zero.value.ctx or ctx
         call = owner.op_call(zero.value.expr, zero.value.scope)
-        return call is not None and call.op == o.RELU and call.framework.name in ("torch", "jax")
+        if call is None:
+            return False
+        if call.op == o.RELU:
+            return call.framework.name in ("torch", "jax")
+        if call.op in (o.DROPOUT, o.DROPOUT_LAYER):  # tf.keras runs on TensorFlow
+            return call.framework.name == "tensorflow" or (call.qualname or "").startswith(("tensorflow.", "flax."))
+        return False
 
     @staticmethod
     def _distance(ctx: FileContext, x, scope: Scope) -> bool:
