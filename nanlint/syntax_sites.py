@@ -234,7 +234,7 @@ def calls(tree: ast.Module, text: str, names: frozenset[str]):
         return
     for node in on_lines(tree, lines):
         funcs = set()
-        for n in ast.walk(node):
+        for n in walk_lines(node, lines):
             kind = type(n)
             if kind is ast.Call:
                 func = n.func
@@ -251,6 +251,22 @@ def calls(tree: ast.Module, text: str, names: frozenset[str]):
                     yield n, None
 
 
+def walk_lines(node: ast.AST, lines: list[int]):
+    """``ast.walk`` of ``node`` that skips every subtree whose lines hold none of ``lines``
+    (sorted): a token written on those lines is in a node on them (a large literal with one
+    hit is not walked whole)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        first = getattr(n, "lineno", None)
+        if first is not None:
+            i = bisect.bisect_left(lines, first)
+            if i == len(lines) or lines[i] > (n.end_lineno or first):
+                continue
+        yield n
+        stack.extend(ast.iter_child_nodes(n))
+
+
 def on_lines(tree: ast.Module, lines: list[int]):
     """The parts of the statements written on one of ``lines`` (sorted): simple
     statements whole, a compound statement's header without its bodies."""
@@ -264,6 +280,10 @@ def on_lines(tree: ast.Module, lines: list[int]):
         if not any(hasattr(s, f) for f in _BODIES):
             yield s
             continue
+        body = getattr(s, "body", None)
+        # the header's lines: up to its body's first statement (a hit in the body alone is the body's)
+        end = max(s.lineno, body[0].lineno - 1) if body and type(body) is list else (s.end_lineno or s.lineno)
+        header = lines[i] <= end
         for field, value in ast.iter_fields(s):
             if field in ("body", "orelse", "finalbody"):
                 stack.extend(value)
@@ -278,6 +298,8 @@ def on_lines(tree: ast.Module, lines: list[int]):
                     if c.guard is not None:
                         yield c.guard
                     stack.extend(c.body)
+            elif not header:
+                continue
             elif isinstance(value, ast.AST):
                 yield value
             elif isinstance(value, list):

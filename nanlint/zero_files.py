@@ -11,14 +11,21 @@ import bisect
 import re
 from pathlib import Path
 
-from nanlint.syntax_sites import calls, on_lines
+from nanlint.syntax_sites import calls, on_lines, walk_lines
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# the statement lists a compound statement holds (handlers and cases: their bodies)
+_COMPOUND = {ast.If: ("body", "orelse"), ast.For: ("body", "orelse"), ast.AsyncFor: ("body", "orelse"),
+             ast.While: ("body", "orelse"), ast.With: ("body",), ast.AsyncWith: ("body",),
+             ast.Try: ("body", "handlers", "orelse", "finalbody"), ast.Match: ("cases",)}
+if hasattr(ast, "TryStar"):
+    _COMPOUND[ast.TryStar] = ("body", "handlers", "orelse", "finalbody")
 # the tokens the search reads lines by (found with str.find: a regex alternation costs
 # several times more): a division (not a floor's //), a power, a binding in an expression
 _TOKENS = {"div": ("/",), "pow": ("**",), "bind": (":=", "for")}
+_UNPACKS = frozenset("([{,\n")  # what precedes ** when it unpacks (a power follows an operand)
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-MAX_TREES = 32  # project modules' files kept at once (their answers are kept apart)
+MAX_TREES = 8  # project modules' files kept at once (their answers are kept apart)
 _MODULES: dict[tuple, "File | None"] = {}
 _LAST: list["File"] = []  # the file the rules are asking about now
 
@@ -51,6 +58,7 @@ class File:
         self._lines: dict[str, list[int]] | None = None
         self._bindings: Bindings | None = None
         self._sites: dict[str, list[tuple[int | str, ast.AST]]] = {}
+        self._operators: tuple[list[ast.AST], list[tuple[ast.AST, ast.AST]]] | None = None
 
     def lines(self, *kinds: str) -> list[int]:
         """The lines holding a token of one of ``kinds`` (``div``, ``pow``, ``bind``), sorted."""
@@ -75,8 +83,12 @@ class File:
             while i >= 0:
                 if kind == "div" and (text[i + 1:i + 2] == "/" or text[i - 1:i] == "/"):
                     pass  # a floor division
+                elif kind == "pow" and _before(text, i) in _UNPACKS:
+                    pass  # f(**kwargs), {**a}: an unpacking, no power
                 elif not word or ((i == 0 or text[i - 1] not in _WORD) and text[i + n:i + n + 1] not in _WORD):
-                    yield i
+                    # a for binds only with an in after it on its line (English "for" does not)
+                    if needle != "for" or find(" in", i, (find("\n", i) + 1 or len(text) + 1) - 1) >= 0:
+                        yield i
                 i = find(needle, i + n)
 
     def called(self, name: str) -> bool:
@@ -107,19 +119,35 @@ class File:
     def operators(self, divide: bool, power) -> list[ast.AST]:
         """The denominators of ``/`` (and ``/=``) when ``divide``, the bases of ``x ** p``
         for ``power(p)``."""
-        out: list[ast.AST] = []
-        kinds = ("div",) * divide + ("pow",) * (power is not None)
-        for part in on_lines(self.tree, self.lines(*kinds)):
-            for n in ast.walk(part):
-                k = type(n)
-                if k is ast.BinOp:
-                    if divide and type(n.op) is ast.Div:
-                        out.append(n.right)
-                    elif power is not None and type(n.op) is ast.Pow and power(n.right):
-                        out.append(n.left)
-                elif k is ast.AugAssign and divide and type(n.op) is ast.Div:
-                    out.append(n.value)
+        if self._operators is None:
+            divisions: list[ast.AST] = []
+            powers: list[tuple[ast.AST, ast.AST]] = []
+            lines = self.lines("div", "pow")
+            for part in on_lines(self.tree, lines):
+                for n in walk_lines(part, lines):
+                    k = type(n)
+                    if k is ast.BinOp:
+                        op = type(n.op)
+                        if op is ast.Div:
+                            divisions.append(n.right)
+                        elif op is ast.Pow:
+                            powers.append((n.left, n.right))
+                    elif k is ast.AugAssign and type(n.op) is ast.Div:
+                        divisions.append(n.value)
+            self._operators = (divisions, powers)
+        divisions, powers = self._operators
+        out = list(divisions) if divide else []
+        if power is not None:
+            out.extend(base for base, p in powers if power(p))
         return out
+
+
+def _before(text: str, i: int) -> str:
+    """The character before ``text[i]``, spaces skipped (a newline at the start)."""
+    j = i - 1
+    while j >= 0 and text[j] in " \t":
+        j -= 1
+    return text[j] if j >= 0 else "\n"
 
 
 class Bindings:
@@ -136,51 +164,65 @@ class Bindings:
         self.imported: dict[str, tuple[int, str | None, str]] = {}
         self.modules: set[str] = set()  # names ``import`` binds (``np`` of ``import numpy as np``)
         stack: list[tuple[str, ast.stmt]] = [("", s) for s in f.tree.body]
+        flows, bind = self.flows, self._bind
         while stack:
             owner, n = stack.pop()
             k = type(n)
-            if k in _DEFS or k is ast.ClassDef:
+            if k is ast.Expr:
+                v = n.value
+                if type(v) in (ast.Yield, ast.YieldFrom) and v.value is not None and owner:
+                    self.returns.setdefault(owner, []).append(v.value)
+            elif k is ast.Assign:
+                v = n.value
+                for target in n.targets:
+                    if type(target) is ast.Name:
+                        key = ("name", target.id)
+                        if key in flows:
+                            flows[key].append(v)
+                        else:
+                            flows[key] = [v]
+                    else:
+                        bind(target, v)
+            elif k is ast.Return:
+                if n.value is not None and owner:
+                    self.returns.setdefault(owner, []).append(n.value)
+            elif k in _DEFS or k is ast.ClassDef:
                 stack.extend((n.name, s) for s in n.body)
                 if k is ast.ClassDef:
                     self.methods.setdefault(n.name, []).extend(m.name for m in n.body if type(m) in _DEFS)
                 else:
                     self._def(n)
-                continue
-            if k is ast.Assign:
-                for target in n.targets:
-                    self._bind(target, n.value)
-            elif k in (ast.AugAssign, ast.AnnAssign) and n.value is not None:
-                self._bind(n.target, n.value)
-            elif k in (ast.For, ast.AsyncFor):
-                self._bind(n.target, n.iter)
-            elif k in (ast.With, ast.AsyncWith):
-                for item in n.items:
-                    if item.optional_vars is not None:
-                        self._bind(item.optional_vars, item.context_expr)
-            elif k is ast.Return and n.value is not None and owner:
-                self.returns.setdefault(owner, []).append(n.value)
-            elif k is ast.Expr and type(n.value) in (ast.Yield, ast.YieldFrom) and n.value.value is not None \
-                    and owner:
-                self.returns.setdefault(owner, []).append(n.value.value)
+            elif k in (ast.AugAssign, ast.AnnAssign):
+                if n.value is not None:
+                    bind(n.target, n.value)
+            elif k in _COMPOUND:
+                if k in (ast.For, ast.AsyncFor):
+                    bind(n.target, n.iter)
+                elif k in (ast.With, ast.AsyncWith):
+                    for item in n.items:
+                        if item.optional_vars is not None:
+                            bind(item.optional_vars, item.context_expr)
+                for field in _COMPOUND[k]:
+                    for h in getattr(n, field):
+                        if type(h) in (ast.ExceptHandler, ast.match_case):
+                            stack.extend((owner, s) for s in h.body)
+                        else:
+                            stack.append((owner, h))
             elif k is ast.Import:
                 self.modules.update((a.asname or a.name).split(".")[0] for a in n.names)
             elif k is ast.ImportFrom:
                 for a in n.names:
                     if a.name != "*":
                         self.imported[a.asname or a.name] = (n.level, n.module, a.name)
-            for field in ("body", "orelse", "finalbody"):
-                stack.extend((owner, s) for s in getattr(n, field, None) or ())
-            for group in ("handlers", "cases"):
-                for h in getattr(n, group, None) or ():
-                    stack.extend((owner, s) for s in h.body)
         # bindings inside expressions: only on the lines that can hold one
-        for part in on_lines(f.tree, f.lines("bind")):
-            for n in ast.walk(part):
+        lines = f.lines("bind")
+        for part in on_lines(f.tree, lines):
+            for n in walk_lines(part, lines):
                 k = type(n)
                 if k is ast.NamedExpr:
-                    self._bind(n.target, n.value)
+                    bind(n.target, n.value)
                 elif k is ast.comprehension:
-                    self._bind(n.target, n.iter)
+                    bind(n.target, n.iter)
 
     def _def(self, n: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.defs.setdefault(n.name, []).append(n.args)
@@ -195,14 +237,28 @@ class Bindings:
                 self._bind(ast.Name(p.arg), d)
 
     def _bind(self, target: ast.AST, value: ast.AST) -> None:
-        if type(target) is ast.Name:
+        """Every name and attribute name in ``target`` (``a, self.b = ...``, ``x[i] = ...``:
+        ``x`` and ``i`` too) is bound to ``value``."""
+        k = type(target)
+        if k is ast.Name:
             self.flows.setdefault(("name", target.id), []).append(value)
-            return
-        for t in ast.walk(target):
-            if type(t) is ast.Name:
-                self.flows.setdefault(("name", t.id), []).append(value)
-            elif type(t) is ast.Attribute:
-                self.flows.setdefault(("attr", t.attr), []).append(value)
+        elif k is ast.Attribute:
+            self.flows.setdefault(("attr", target.attr), []).append(value)
+            self._bind(target.value, value)
+        elif k in (ast.Tuple, ast.List):
+            for e in target.elts:
+                self._bind(e, value)
+        elif k is ast.Starred:
+            self._bind(target.value, value)
+        elif k is ast.Subscript:
+            self._bind(target.value, value)
+            self._bind(target.slice, value)
+        else:
+            for t in ast.walk(target):
+                if type(t) is ast.Name:
+                    self.flows.setdefault(("name", t.id), []).append(value)
+                elif type(t) is ast.Attribute:
+                    self.flows.setdefault(("attr", t.attr), []).append(value)
 
 
 def parameters(defs: list[ast.arguments], where: int | str) -> set[str]:
