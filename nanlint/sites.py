@@ -134,6 +134,17 @@ def _pairs(target: ast.expr, value: ast.expr, out: list[tuple[str, list[str]]]) 
             _pairs(t, v, out)
 
 
+_WORDS: list = [None, frozenset()]  # the last text scanned, and its identifiers
+
+
+def words(text: str) -> frozenset[str]:
+    """The identifiers written in ``text`` (remembered for the last text: the site filter
+    and a large file's reduction read the same one)."""
+    if _WORDS[0] is not text:
+        _WORDS[:] = [text, frozenset(_NAME.findall(text))]
+    return _WORDS[1]
+
+
 def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough) -> frozenset[str]:
     """The ops among ``wanted`` and the site keys the file (its CPython ``tree``, its
     ``text``) can contain, as far as ``enough`` needs them: it is asked whether a
@@ -147,7 +158,7 @@ def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough) -> frozens
     functions, methods, method_roots, last, prefixes = _tables()
     if POW_HALF in wanted:
         wanted = wanted | {o.POW}  # pow(s, 0.5)
-    names = _names(wanted).intersection(_NAME.findall(text))
+    names = _names(wanted).intersection(words(text))
     present = {op for name in names for op in last[name]} & wanted
     keys = _Keys(text, wanted)
     if not keys.complete(present, enough, o.POW in present):
