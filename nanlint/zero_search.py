@@ -27,6 +27,7 @@ _COMPARISONS = frozenset({"eq", "ne", "gt", "ge", "lt", "le", "equal", "not_equa
                           "greater_equal", "less", "less_equal", "logical_and", "logical_or",
                           "logical_not", "isnan", "isinf", "isfinite", "isclose"})
 
+_THROUGH = (ast.Subscript, ast.Starred, ast.NamedExpr, ast.Await, ast.IfExp)  # pass a value on unchanged
 # what the search asks of a value
 ZERO, MASK, LOGIT, OBJECT, INDEFINITE = "zero", "mask", "logit", "object", "indefinite"
 # the layers a container calls in turn: its arguments named are layers
@@ -70,6 +71,15 @@ class Search:
     def _push(self, node: ast.AST | None, mode: str, zero: bool = True) -> None:
         if node is not None:
             self.work.append((node, mode, zero))
+
+    def _through(self, n: ast.AST, mode: str, zero: bool = True) -> None:
+        """What ``n`` passes on unchanged: an element (``p[:, 0]``: no literal 0 of its own),
+        a starred or assigned value, both branches of a conditional."""
+        if type(n) is ast.IfExp:
+            self._push(n.body, mode, zero)
+            self._push(n.orelse, mode, zero)
+        else:
+            self._push(n.value, mode, zero and type(n) is not ast.Subscript)
 
     def _follow(self, kind: str, name: str, mode: str, params: bool = True) -> None:
         key = (mode, kind, name)
@@ -127,11 +137,8 @@ class Search:
             self._follow("attr", n.attr, ZERO)
             if n.attr in _LAYOUT_ATTRS:
                 self._push(n.value, ZERO)
-        elif k in (ast.Subscript, ast.Starred, ast.NamedExpr, ast.Await):
-            self._push(n.value, ZERO, zero and k is not ast.Subscript)
-        elif k is ast.IfExp:
-            self._push(n.body, ZERO, zero)
-            self._push(n.orelse, ZERO, zero)
+        elif k in _THROUGH:
+            self._through(n, ZERO, zero)
         elif k in (ast.List, ast.Tuple, ast.Set):
             for e in n.elts:
                 self._push(e, ZERO, zero)
@@ -309,11 +316,8 @@ class Search:
             if op in (ast.Add, ast.Sub):
                 self._push(n.left, INDEFINITE)
                 self._push(n.right, INDEFINITE)
-        elif k in (ast.Subscript, ast.Starred, ast.NamedExpr, ast.Await):
-            self._push(n.value, INDEFINITE)
-        elif k is ast.IfExp:
-            self._push(n.body, INDEFINITE)
-            self._push(n.orelse, INDEFINITE)
+        elif k in _THROUGH:
+            self._through(n, INDEFINITE)
         elif k is ast.Call:
             name = callee(n.func)
             if name in self.v.affine or name in self.v.subtract:
@@ -343,11 +347,8 @@ class Search:
                 or (k is ast.UnaryOp and type(n.op) in (ast.Invert, ast.Not)):
             return not any(type(x) is ast.Name and _PADDING.search(x.id) or
                            type(x) is ast.Attribute and _PADDING.search(x.attr) for x in ast.walk(n))
-        if k in (ast.Subscript, ast.Starred):
-            self._push(n.value, MASK)
-        elif k is ast.IfExp:
-            self._push(n.body, MASK)
-            self._push(n.orelse, MASK)
+        if k in _THROUGH:
+            self._through(n, MASK)
         elif k is ast.Call:
             name = callee(n.func)
             receiver = n.func.value if type(n.func) is ast.Attribute else None
@@ -369,13 +370,10 @@ class Search:
             if _LOGIT.search(n.attr):
                 return True
             self._follow("attr", n.attr, LOGIT)
-        elif k in (ast.Subscript, ast.Starred, ast.NamedExpr, ast.Await):
-            self._push(n.value, LOGIT)
+        elif k in _THROUGH:
+            self._through(n, LOGIT)
         elif k is ast.UnaryOp:
             self._push(n.operand, LOGIT)
-        elif k is ast.IfExp:
-            self._push(n.body, LOGIT)
-            self._push(n.orelse, LOGIT)
         elif k is ast.BinOp:
             op = type(n.op)
             if op is ast.MatMult:
