@@ -113,7 +113,7 @@ class Search:
             return any(literal(v) == 1 for v in self.b.flows.get(("name", node.id), ()))  # type: ignore[arg-type]
         return False
 
-    def _exp(self, node: ast.AST) -> ast.AST | None:
+    def _exp(self, node: ast.AST) -> ast.Call | None:
         """The call of ``exp`` that ``node`` is (or a name bound to one is)."""
         if type(node) is ast.Call and callee(node.func) in self.v.exp:
             return node
@@ -179,18 +179,20 @@ class Search:
             for one, other in ((den.left, den.right), (den.right, den.left)):
                 exp = self._exp(other)
                 if literal(one) == 1 and exp is not None:  # type: ignore[arg-type]
-                    for a in [*exp.args, *(k.value for k in exp.keywords)]:  # type: ignore[attr-defined]
-                        self._push(a.operand if type(a) is ast.UnaryOp else a, LOGIT)
-                    if type(exp.func) is ast.Attribute:  # type: ignore[attr-defined]
-                        self._push(exp.func.value, LOGIT)  # type: ignore[attr-defined]
+                    self._exponent(exp)
             return False
         exp = self._exp(num)
         if exp is not None and any(type(c) is ast.Call and callee(c.func) in self.v.reductions for c in ast.walk(den)):
-            for a in exp.args:  # type: ignore[attr-defined]
-                self._push(a, LOGIT)
-            if type(exp.func) is ast.Attribute:  # type: ignore[attr-defined]
-                self._push(exp.func.value, LOGIT)  # type: ignore[attr-defined]
+            self._exponent(exp)
         return False
+
+    def _exponent(self, exp: ast.Call) -> None:
+        """Ask whether the exponent of ``exp(z)`` (``-z``: the logit question reads past the
+        minus) is a logit: its arguments, or the receiver of ``z.exp()``."""
+        for a in [*exp.args, *(k.value for k in exp.keywords)]:
+            self._push(a, LOGIT)
+        if type(exp.func) is ast.Attribute:
+            self._push(exp.func.value, LOGIT)
 
     def _call(self, n: ast.Call) -> bool:
         v = self.v
@@ -227,8 +229,8 @@ class Search:
                 self._push(a, ZERO, False)
             return False
         if name in v.divide and len(arguments) + (receiver is not None) >= 2:
-            num, den = ([receiver] + arguments)[:2] if receiver is not None and name in ("div", "divide", "true_divide") \
-                and len(arguments) == 1 else arguments[:2]
+            # a.div(b), or torch.div(a, b) (whose receiver is the module)
+            num, den = (receiver, arguments[0]) if len(arguments) == 1 else arguments[:2]
             return self._hand_probability(num, den)
         if name in v.layout:
             for a in [*n.args, receiver]:

@@ -195,6 +195,17 @@ def test_zero_sink_site_of_another_module(tmp_path, features, expected):
     assert not zeros.site(ast.parse(third), third, frozenset({o.LOG}), path=train)
 
 
+@pytest.mark.parametrize("src, expected", [
+    ("y = torch.div(1, 1 + torch.exp(-logits))\nz = x / y", True),    # a hand-written sigmoid, as a call
+    ("y = torch.div(1, 1 + torch.exp(-h))\nz = x / y", False),        # of no logit
+    ("y = a.truediv(b)\nz = x / y", False),                            # a method's one argument (it raised)
+])
+def test_a_division_written_as_a_call(src, expected):
+    from nanlint import zeros
+
+    assert zeros.site(ast.parse(src), src, frozenset({o.DIVIDE}), divide=True) is expected
+
+
 def test_an_accumulator_is_not_a_zero_constant():
     from nanlint import zeros
 
