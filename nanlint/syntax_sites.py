@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import re
 
 from nanlint.guards import _NAMED_CONSTANTS, F32_ABSORBED_ADD, float32
 from nanlint.sites import statements
@@ -197,6 +196,23 @@ _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
+def whole_word(text: str, i: int, n: int) -> bool:
+    """Whether ``text[i:i + n]`` stands alone: no identifier character either side."""
+    return (i == 0 or text[i - 1] not in _WORD) and text[i + n:i + n + 1] not in _WORD
+
+
+def lines_of(text: str, offsets) -> list[int]:
+    """The lines (sorted, each once) of the ``offsets`` in ``text`` (lines ending at \\n)."""
+    lines: list[int] = []
+    line, pos = 1, 0
+    for i in sorted(offsets):
+        line += text.count("\n", pos, i)
+        pos = i
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
 def word_lines(text: str, names) -> list[int]:
     """The lines (sorted) where one of ``names`` is written as a whole word, found with
     ``str.find`` (a regex alternation of words costs several times more)."""
@@ -206,18 +222,10 @@ def word_lines(text: str, names) -> list[int]:
         n = len(name)
         i = find(name)
         while i >= 0:
-            if (i == 0 or text[i - 1] not in _WORD) and text[i + n:i + n + 1] not in _WORD:
+            if whole_word(text, i, n):
                 hits.append(i)
             i = find(name, i + n)
-    hits.sort()
-    lines: list[int] = []
-    line, pos = 1, 0
-    for i in hits:
-        line += text.count("\n", pos, i)
-        pos = i
-        if not lines or lines[-1] != line:
-            lines.append(line)
-    return lines
+    return lines_of(text, hits)
 
 
 def calls(tree: ast.Module, text: str, names: frozenset[str]):

@@ -7,11 +7,9 @@ rules asking about it, and the trees of the project modules it imports, per proc
 from __future__ import annotations
 
 import ast
-import bisect
-import re
 from pathlib import Path
 
-from nanlint.syntax_sites import calls, on_lines, walk_lines
+from nanlint.syntax_sites import calls, lines_of, on_lines, walk_lines, whole_word
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # the statement lists a compound statement holds (handlers and cases: their bodies)
@@ -24,7 +22,6 @@ if hasattr(ast, "TryStar"):
 # several times more): a division (not a floor's //), a power, a binding in an expression
 _TOKENS = {"div": ("/",), "pow": ("**",), "bind": (":=", "for")}
 _UNPACKS = frozenset("([{,\n")  # what precedes ** when it unpacks (a power follows an operand)
-_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 MAX_TREES = 8  # project modules' files kept at once (their answers are kept apart)
 _MODULES: dict[tuple, "File | None"] = {}
 _LAST: list["File"] = []  # the file the rules are asking about now
@@ -54,23 +51,19 @@ def module(path: Path, st) -> "File | None":
 
 class File:
     def __init__(self, tree: ast.Module, text: str) -> None:
-        self.tree, self.text = tree, text
-        self._lines: dict[str, list[int]] | None = None
+        self.tree = tree
+        # CPython's lines end at \r too: with \n alone the lines found here are the tree's
+        self.text = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+        self._lines: dict[str, list[int]] = {}
         self._bindings: Bindings | None = None
         self._sites: dict[str, list[tuple[int | str, ast.AST]]] = {}
         self._operators: tuple[list[ast.AST], list[tuple[ast.AST, ast.AST]]] | None = None
 
     def lines(self, *kinds: str) -> list[int]:
         """The lines holding a token of one of ``kinds`` (``div``, ``pow``, ``bind``), sorted."""
-        if self._lines is None:
-            self._lines = {}
-            text = self.text
-            if "\r" in text:  # CPython's lines end at \r too
-                text = self.text = text.replace("\r\n", "\n").replace("\r", "\n")
-            self._breaks = [m.start() for m in re.finditer("\n", text)]
         for kind in kinds:
             if kind not in self._lines:
-                self._lines[kind] = sorted({bisect.bisect_left(self._breaks, i) + 1 for i in self._find(kind)})
+                self._lines[kind] = lines_of(self.text, self._find(kind))
         if len(kinds) == 1:
             return self._lines[kinds[0]]
         return sorted(set().union(*(self._lines[k] for k in kinds)))
@@ -85,7 +78,7 @@ class File:
                     pass  # a floor division
                 elif kind == "pow" and _before(text, i) in _UNPACKS:
                     pass  # f(**kwargs), {**a}: an unpacking, no power
-                elif not word or ((i == 0 or text[i - 1] not in _WORD) and text[i + n:i + n + 1] not in _WORD):
+                elif not word or whole_word(text, i, n):
                     # a for binds only with an in after it on its line (English "for" does not)
                     if needle != "for" or find(" in", i, (find("\n", i) + 1 or len(text) + 1) - 1) >= 0:
                         yield i
