@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from nanlint import zero_files
+from nanlint import modules, zero_files
 from nanlint.syntax_sites import callee, literal
 from nanlint.zero_files import File, parameters
 
@@ -32,8 +32,9 @@ _THROUGH = (ast.Subscript, ast.Starred, ast.NamedExpr, ast.Await, ast.IfExp)  # 
 ZERO, MASK, LOGIT, OBJECT, INDEFINITE = "zero", "mask", "logit", "object", "indefinite"
 # the layers a container calls in turn: its arguments named are layers
 _CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict", "Model", "Functional", "SequentialCell"})
-MAX_DEPTH = 2  # modules followed from the file (nanlint.modules.MAX_DEPTH: its cache key lists no more)
-MAX_REEXPORTS = 2  # ``from .x import f`` hops in a package's __init__, not counted as a level
+# modules followed from the file, and ``from .x import f`` hops in a package's __init__ (not
+# counted as a level): as far as a file's cache key lists its dependencies (modules.dependencies)
+MAX_DEPTH, MAX_REEXPORTS = modules.MAX_DEPTH, modules.MAX_REEXPORTS
 _VALUES: dict[tuple, bool] = {}  # (module, name, question, ...) -> the answer, per process
 
 
@@ -403,8 +404,6 @@ class Search:
 
 def module_value(importer: Path, level: int, module: str | None, name: str, mode: str, called: bool,
                   vocab: Vocabulary, extra: tuple[str, ...], depth: int, hops: int) -> bool:
-    from nanlint import modules
-
     target = modules.module_file(importer, level, module, name, extra)
     if target is None or target == importer:
         return False

@@ -74,17 +74,11 @@ _TENSOR_LITERALS = frozenset({
 _COMPARISON_OPS = (o.EQUAL, o.NOT_EQUAL, o.GREATER, o.GREATER_EQUAL, o.LESS, o.LESS_EQUAL,
                    o.LOGICAL_AND, o.LOGICAL_OR, o.LOGICAL_NOT)
 MAX_DEPTH = 4
-# the ops a source can be computed with (with layers and models implying softmax/sigmoid):
-# a file without any of them (and without a literal 0 reaching a sink) has no source
 # the ops a strong source needs (a probability, 1 - p, relu, an active clamp, a dropout; counts
 # add a sum); the rules' triggers count the layers implying them (ops.IMPLIED_BY: nn.Dropout)
 STRONG_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.EXP, o.RELU, o.CLIP, o.MAXIMUM, o.DROPOUT})
-# what the site filter looks for (nanlint.zero_sites.zero_sinks): the calls a strong source
-# is computed with, masks (their counts) and affine outputs, and the layers that end in them
-SITE_SOURCES = STRONG_OPS | frozenset({
-    o.MATMUL, o.EQUAL, o.NOT_EQUAL, o.GREATER, o.GREATER_EQUAL, o.LESS, o.LESS_EQUAL,
-    o.LOGICAL_AND, o.LOGICAL_OR, o.LOGICAL_NOT, o.SOFTMAX_LAYER, o.SIGMOID_LAYER, o.ACTIVATION_LAYER,
-    o.DENSE_LAYER, o.DROPOUT_LAYER})
+# the ops a source can be computed with, weak ones too (NAN110's triggers): a file without any
+# of them (and without a literal 0 reaching a sink) has no source
 SOURCE_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.RELU, o.CLIP, o.MAXIMUM, o.ABS, o.SQUARE, o.POW, o.FLOOR,
                         o.ROUND, o.MATMUL, o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN, o.DROPOUT})
 
