@@ -9,7 +9,6 @@ Exit 1 when the filter hid a finding.  ``tests/test_speed.py`` makes the same co
 on the rule pages' examples and on a few framework files; this is the whole-corpus one
 (minutes: the unfiltered run parses every file).
 """
-import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -19,11 +18,8 @@ HERE = Path(__file__).resolve().parent
 
 def main(argv: list[str]) -> int:
     which, codes = argv
-    sys.path.insert(0, str(HERE.parent))
-    spec = importlib.util.spec_from_file_location("corpus_module", HERE / "corpus.py")
-    corpus = importlib.util.module_from_spec(spec)
-    sys.modules["corpus_module"] = corpus
-    spec.loader.exec_module(corpus)
+    sys.path[:0] = [str(HERE), str(HERE.parent)]
+    import corpus
     from nanlint import runner
     from nanlint.engine import Linter
     from nanlint.rule import find
