@@ -14,6 +14,8 @@ failure.  Each corpus is linted once per session, in worker processes.
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
 import sys
 import zipfile
 from pathlib import Path
@@ -28,6 +30,9 @@ corpus = importlib.util.module_from_spec(_spec)
 sys.modules["nanlint_corpus"] = corpus
 _spec.loader.exec_module(corpus)
 sources = sys.modules["corpus_sources"]
+_snap_spec = importlib.util.spec_from_file_location("nanlint_snapshot_corpus", ROOT / "scripts" / "snapshot.py")
+snapshot = importlib.util.module_from_spec(_snap_spec)
+_snap_spec.loader.exec_module(snapshot)
 
 HOW = ("review it: run `python scripts/corpus.py --corpus {name} --update --show`, read the code shown, and set "
        "\"verdict\" (true-positive / false-positive), a one-line \"reason\" (and for a false positive of the "
@@ -67,7 +72,11 @@ def run(request):
     table = corpus.precision_table(comparison, stats["default"])
     request.config.pluginmanager.register(_Summary(which.name, stats, table, comparison),
                                           f"nanlint-corpus-summary-{which.name}")
+    _FINDINGS[which.name] = findings
     return which, corpus.gated(comparison, stats["default"], which.review_opt_in), table, stats
+
+
+_FINDINGS: dict = {}  # corpus name -> its findings, for the snapshot test
 
 
 class _Summary:
@@ -121,6 +130,24 @@ def test_recorded_true_positives_still_found(run):
     assert not lost, (f"{len(lost)} recorded true positive(s) on the {which.name} corpus are no longer reported "
                       f"(lost recall; if intended, run `python scripts/corpus.py --corpus {which.name} --update` "
                       f"to drop them):\n" + "\n".join(lost[:60]))
+
+
+def test_findings_match_the_pinned_snapshot(run):
+    """The behaviour oracle (scripts/snapshot.py): every finding on the corpus, with its
+    line and message, is the one pinned in tests/snapshot/corpus-NAME.json. A change of
+    behaviour regenerates it in its own commit (NANLINT_UPDATE_SNAPSHOT=1 pytest
+    tests/test_corpus.py) and names the reviewed differences."""
+    which = run[0]
+    got = snapshot.corpus_entries(_FINDINGS[which.name])
+    path = snapshot.corpus_path(which.name)
+    if os.environ.get("NANLINT_UPDATE_SNAPSHOT") == "1":
+        snapshot.save(got, path)
+    expected = json.loads(path.read_text(encoding="utf-8"))
+    missing = [e for e in expected if e not in got]
+    extra = [e for e in got if e not in expected]
+    assert not missing and not extra, (f"the {which.name} corpus's findings changed against {path.name}:\n"
+                                       + "\n".join([f"gone: {e}" for e in missing[:20]]
+                                                    + [f"new: {e}" for e in extra[:20]]))
 
 
 @pytest.mark.parametrize("name", sorted(corpus.CORPORA))
