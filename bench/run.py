@@ -345,9 +345,9 @@ def count_lines(p: Path) -> int:
 def pick_five(corpus: Path) -> list[Path]:
     """Five files a commit could touch: framework files the prefilter sends to the parser,
     around the 75th percentile of size (a conservative 'typical')."""
-    from nanlint import runner
-    from nanlint.engine import Linter
-    from nanlint.rule import all_rules
+    from nanlint.lint import runner
+    from nanlint.lint.engine import Linter
+    from nanlint.rules.base import all_rules
 
     pf = runner.Prefilter(Linter([r for r in all_rules() if r.default]))
     parsed = sorted((p for p in corpus.rglob("*.py") if pf.decide(str(p), p.read_bytes()) == runner.LINT),
@@ -392,9 +392,9 @@ def provenance(argv: list[str] | None = None) -> str:
 def parsed_count(corpus: Path) -> tuple[int, int]:
     """(files nanlint parsed with libcst, files) on ``corpus`` with the default rules, counted
     in-process by the runner: the rest the prefilter decided without libcst."""
-    from nanlint import runner
-    from nanlint.engine import Linter
-    from nanlint.rule import all_rules
+    from nanlint.lint import runner
+    from nanlint.lint.engine import Linter
+    from nanlint.rules.base import all_rules
 
     files = sorted(p for p in corpus.rglob("*.py") if p.is_file())
     linter = Linter([r for r in all_rules() if r.default], {"frameworks": {}})

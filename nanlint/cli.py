@@ -8,11 +8,12 @@ from pathlib import Path
 
 import click
 
-from nanlint import cache as cache_mod
-from nanlint import __version__, catalogue, discovery, report, runner
-from nanlint import project as project_mod
-from nanlint.config import ConfigError
-from nanlint.rule import all_rules, find
+from nanlint.lint import cache as cache_mod
+from nanlint import __version__, report
+from nanlint.lint import catalogue, discovery, runner
+from nanlint.lint import project as project_mod
+from nanlint.lint.config import ConfigError
+from nanlint.rules.base import all_rules, find
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -251,7 +252,7 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
 
 def _adopt(findings, files, baseline_file, write_baseline, add_noqa, errors, diff=False) -> int | None:
     """``--write-baseline`` and ``--add-noqa``: act on the findings; the exit code, or None."""
-    from nanlint import baseline, noqa
+    from nanlint.lint import baseline, noqa
 
     if diff and (write_baseline is not None or add_noqa):
         fail("--diff cannot be combined with --write-baseline or --add-noqa (they act on the files as they are)")
@@ -284,7 +285,7 @@ def _adopt(findings, files, baseline_file, write_baseline, add_noqa, errors, dif
 
 
 def _baseline_filter(findings, files, baseline_file, errors):
-    from nanlint import baseline
+    from nanlint.lint import baseline
 
     try:
         recorded = baseline.load(baseline_file)
@@ -306,7 +307,7 @@ def _split(value: str | None) -> list[str]:
 
 def _unified_diff(path: str, before: bytes, after: bytes) -> str:
     if path.endswith(".ipynb"):
-        from nanlint import notebook
+        from nanlint.lint import notebook
 
         try:
             cells = notebook.diff(path, before, after)  # per cell, as the sources read

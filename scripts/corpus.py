@@ -82,7 +82,7 @@ VERDICTS = CORPORA["frameworks"].verdicts
 
 
 def corpus_rules():
-    from nanlint.rule import all_rules
+    from nanlint.rules.base import all_rules
 
     return [r for r in all_rules() if r.code not in EXCLUDED_RULES]
 
@@ -118,8 +118,8 @@ def key_of(entry: dict) -> tuple:
 def lint_corpus(packages: list[Package], jobs: int | None = None, rules=None,
                 everything: bool = False) -> tuple[list[dict], dict]:
     """Every finding as a fingerprinted entry, and statistics about the run."""
-    from nanlint import runner
-    from nanlint.engine import Linter
+    from nanlint.lint import runner
+    from nanlint.lint.engine import Linter
 
     rules = corpus_rules() if rules is None else rules
     # The corpus targets the framework versions installed with it (version-aware rules).

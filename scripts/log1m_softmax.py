@@ -54,8 +54,8 @@ SOURCES = {  # what a user writes; nanlint's safe fix of it is the "exact" form 
 
 def fixed_function(framework: str):
     """nanlint's fix of SOURCES[framework] (safe fixes only), compiled."""
-    from nanlint.engine import Linter
-    from nanlint.rule import by_code
+    from nanlint.lint.engine import Linter
+    from nanlint.rules.base import by_code
 
     result = Linter([by_code()["NAN101"]]).fix_source(SOURCES[framework].encode(), "measure.py", unsafe=False)
     assert result.error is None and result.fixed_source, (framework, result.error)

@@ -7,7 +7,7 @@ in-process, as the CLI runs it):
 
 1. lint it with every rule (opt-in rules included);
 2. when a finding is fixable (unsafe fixes included), fix it, write the result
-   atomically to a copy of the file (``nanlint.writer``) and read it back;
+   atomically to a copy of the file (``nanlint.lint.writer``) and read it back;
 3. check that the fixed file parses (libcst and CPython), and that fixing it again
    changes nothing (idempotence);
 4. record crashes (an exception escaping the engine, with its traceback),
@@ -60,8 +60,8 @@ def _alarm(signum, frame):  # noqa: ARG001
 
 def _init(timeout: int, scratch: str) -> None:
     global _LINTER, _TIMEOUT, _SCRATCH
-    from nanlint.engine import Linter
-    from nanlint.rule import all_rules
+    from nanlint.lint.engine import Linter
+    from nanlint.rules.base import all_rules
 
     _LINTER = Linter(list(all_rules()))
     _TIMEOUT = timeout
@@ -80,7 +80,7 @@ def _compiles(source: bytes) -> bool:
 def check_file(item: tuple[str, str]) -> dict:
     """Lint, fix, verify one file; a dict of plain data for the parent."""
     path, label = item
-    from nanlint import writer
+    from nanlint.lint import writer
 
     linter = _LINTER
     out: dict = {"path": label, "bytes": 0, "findings": {}, "fixed": 0, "changed_lines": 0,
@@ -193,7 +193,7 @@ def run(items, jobs: int, timeout: int) -> tuple[list[dict], list[str], float]:
     pending = {label for _, label in items}
     order = sorted(items, key=lambda it: -os.path.getsize(it[0]))  # biggest first
     start = time.perf_counter()
-    from nanlint.rule import all_rules
+    from nanlint.rules.base import all_rules
 
     all_rules()  # import every module once here: workers fork with this snapshot of the code
     ctx = multiprocessing.get_context("fork")
@@ -222,7 +222,7 @@ def run(items, jobs: int, timeout: int) -> tuple[list[dict], list[str], float]:
 
 def summarize(results, lost, wall, dirs, jobs, timeout, argv, total) -> tuple[str, bool]:
     from nanlint import __version__
-    from nanlint.rule import all_rules
+    from nanlint.rules.base import all_rules
 
     rules = {r.code: r for r in all_rules()}
     n = len(results)

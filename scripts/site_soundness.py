@@ -20,9 +20,9 @@ def main(argv: list[str]) -> int:
     which, codes = argv
     sys.path[:0] = [str(HERE), str(HERE.parent)]
     import corpus
-    from nanlint import runner
-    from nanlint.engine import Linter
-    from nanlint.rule import find
+    from nanlint.lint import runner
+    from nanlint.lint.engine import Linter
+    from nanlint.rules.base import find
 
     packages = corpus.CORPORA[which].locate()
     linter = Linter([find(c) for c in codes.split(",")],

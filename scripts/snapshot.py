@@ -44,7 +44,7 @@ def _one(linter, source: bytes, path: str) -> dict:
 
 def sources() -> list[tuple[str, bytes, dict, list[str] | None]]:
     """(label, source, settings, rule codes or None for every rule) of each case."""
-    from nanlint import catalogue
+    from nanlint.lint import catalogue
 
     out = []
     for code, page in sorted(catalogue.pages().items()):

@@ -18,7 +18,7 @@ def main(argv: list[str]) -> int:
     corpus = importlib.util.module_from_spec(spec)
     sys.modules["corpus_module"] = corpus
     spec.loader.exec_module(corpus)
-    from nanlint.rule import find
+    from nanlint.rules.base import find
 
     corpora = getattr(corpus, "CORPORA", None)
     packages = corpora[which].locate() if corpora else corpus.locate()

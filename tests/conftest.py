@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 from nanlint.cli import main
-from nanlint.engine import Linter
-from nanlint.rule import all_rules
+from nanlint.lint.engine import Linter
+from nanlint.rules.base import all_rules
 
 
 @pytest.fixture

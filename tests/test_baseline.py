@@ -197,7 +197,7 @@ def test_add_noqa_skips_backslash_continuations_and_multiline_strings(run_cli, t
 
 
 def test_add_noqa_never_writes_into_a_string():
-    from nanlint.noqa import add_noqa
+    from nanlint.lint.noqa import add_noqa
 
     text = 'x = f("""a\nb""") + 1\ny = 2\n'
     result = add_noqa(text, {1: ["NAN102"], 3: ["NAN101"]})

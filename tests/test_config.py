@@ -67,7 +67,7 @@ def test_per_file_ignores(run_cli, tmp_path):
 
 
 def test_frameworks_table_reaches_rules(tmp_path):
-    from nanlint import config
+    from nanlint.lint import config
 
     (tmp_path / "pyproject.toml").write_text("[tool.nanlint.frameworks]\ntensorflow = '2.3'\n")
     cfg = config.discover([tmp_path], None, False)

@@ -94,7 +94,7 @@ def test_safe_fix_skips_unsafe():
 
 
 def test_every_fix_is_idempotent_on_the_rule_pages():
-    from nanlint import catalogue
+    from nanlint.lint import catalogue
 
     for page in catalogue.pages().values():
         for block in page.blocks():

@@ -13,9 +13,10 @@ from xml.etree import ElementTree as ET
 import jsonschema
 import pytest
 
-from nanlint import catalogue, report
+from nanlint import report
+from nanlint.lint import catalogue
 from nanlint.report import github
-from nanlint.rule import all_rules
+from nanlint.rules.base import all_rules
 
 SCHEMAS = Path(__file__).parent / "schemas"
 

@@ -16,9 +16,9 @@ import libcst as cst
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from nanlint import catalogue
-from nanlint.engine import Linter
-from nanlint.rule import all_rules
+from nanlint.lint import catalogue
+from nanlint.lint.engine import Linter
+from nanlint.rules.base import all_rules
 
 settings.register_profile("nanlint-long", max_examples=2000, deadline=None)
 FAST = settings(max_examples=40, deadline=None, derandomize=True,

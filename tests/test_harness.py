@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from conftest import missing_framework
-from nanlint.harness import core, report
+from nanlint.harness import core
+from nanlint.harness import summary as report
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
@@ -56,7 +57,7 @@ def cpu_report(tmp_path_factory):
 
 
 def default_rule(code: str) -> bool:
-    from nanlint.rule import all_rules
+    from nanlint.rules.base import all_rules
 
     return next(r for r in all_rules() if r.code == code).default
 
@@ -223,7 +224,7 @@ def test_expect_is_validated():
 
 
 def test_requires_specifiers():
-    from nanlint.harness.runner import satisfies
+    from nanlint.harness.workers import satisfies
 
     assert satisfies("2.3.4", "<2.4") and not satisfies("2.21.0", "<2.4") and not satisfies("2.4.0", "<2.4")
     assert satisfies("2.3.0", ">=2.0,<2.4") and not satisfies("1.15.5", ">=2.0,<2.4")
@@ -614,7 +615,7 @@ def test_combined_copy_of_a_display_only_fixture(tmp_path):
 
 
 def test_linter_never_imports_the_harness_or_a_framework():
-    code = ("import sys, nanlint.cli, nanlint.engine, nanlint.rule; nanlint.rule.all_rules(); "
+    code = ("import sys, nanlint.cli, nanlint.lint.engine, nanlint.rules.base; nanlint.rules.base.all_rules(); "
             "bad = [m for m in ('nanlint.harness', 'torch', 'tensorflow', 'jax', 'keras', 'numpy') "
             "if m in sys.modules]; print(bad); sys.exit(bool(bad))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)

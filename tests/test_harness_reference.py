@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from conftest import missing_framework
-from nanlint.harness import core, report
+from nanlint.harness import core
+from nanlint.harness import summary as report
 
 ROOT = Path(__file__).resolve().parents[1]
 

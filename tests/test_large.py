@@ -1,5 +1,5 @@
 """Large files (over ``large.LARGE`` bytes): the syntax check a chunk of top-level
-statements at a time (:mod:`nanlint.chunks`) and the reduction (:mod:`nanlint.large`)
+statements at a time (:mod:`nanlint.source.chunks`) and the reduction (:mod:`nanlint.source.large`)
 must give what CPython's whole-file compile gives: the same statements, the same
 syntax errors at the same lines, the same findings where they are.  Chunks are made
 tiny here (``target``) so that every boundary the scanner can choose is exercised."""
@@ -11,9 +11,9 @@ import warnings
 
 import pytest
 
-from nanlint import chunks, large, syntax
-from nanlint.engine import Linter
-from nanlint.rule import all_rules
+from nanlint.source import chunks, large, syntax
+from nanlint.lint.engine import Linter
+from nanlint.rules.base import all_rules
 
 
 def whole(text: str | bytes) -> ast.Module:

@@ -13,10 +13,10 @@ import libcst as cst
 import pytest
 
 from conftest import codes, fix, lint
-from nanlint import frameworks
-from nanlint import ops as o
-from nanlint.engine import Linter
-from nanlint.rule import all_rules, by_code
+from nanlint.vocabulary import frameworks
+from nanlint.vocabulary import ops as o
+from nanlint.lint.engine import Linter
+from nanlint.rules.base import all_rules, by_code
 from nanlint.rules._log1m_softmax import default_axis, repeatable
 
 ALL = [r.code for r in all_rules()]

@@ -171,7 +171,7 @@ def test_baseline_works_for_notebooks(run_cli, nb_path):
 
 
 def test_ipython_lines_only_where_a_statement_starts():
-    from nanlint.notebook import mask_magics
+    from nanlint.lint.notebook import mask_magics
 
     text = 'x = ("a %s"\n     % y)\n%time f()\ns = """\n%not magic\n"""\nif x:\n    !ls\nhelp?\n'
     masked, magic = mask_magics(text)
@@ -229,7 +229,7 @@ def test_diff_of_a_clean_notebook_is_empty(run_cli, tmp_path):
 
 
 def test_cell_diff_marks_a_changed_final_newline():
-    from nanlint.notebook import diff
+    from nanlint.lint.notebook import diff
 
     before = jupyter_bytes(notebook(code("x = 1")))
     after = jupyter_bytes(notebook(code("x = 2\n")))
@@ -291,7 +291,7 @@ def test_line_magics_wrapping_code_are_linted(run_cli, tmp_path, magic):
 
 
 def test_wrapping_magics_only_at_a_statement_start():
-    from nanlint.notebook import mask_magics
+    from nanlint.lint.notebook import mask_magics
 
     wrapped = {}
     masked, magic = mask_magics("%time y = f(x)\n%timeit\ns = '''\n%time z = 1\n'''\n%load_ext x\n", wrapped)

@@ -10,10 +10,10 @@ import textwrap
 import libcst as cst
 import pytest
 
-from nanlint import ops as o
-from nanlint import sites
-from nanlint.context import FileContext, OpCall
-from nanlint.frameworks import function_table
+from nanlint.vocabulary import ops as o
+from nanlint.analysis.gates import sites
+from nanlint.semantic.context import FileContext, OpCall
+from nanlint.vocabulary.frameworks import function_table
 
 TF = "import tensorflow as tf\n"
 TORCH = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"

@@ -40,7 +40,7 @@ def test_rule_command_from_installed_wheel(wheel, tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("# NAN101 log-softmax")
-    where = subprocess.run([sys.executable, "-c", "import nanlint.catalogue as c; print(c.pages_dir())"],
+    where = subprocess.run([sys.executable, "-c", "import nanlint.lint.catalogue as c; print(c.pages_dir())"],
                            cwd=tmp_path, env=env, capture_output=True, text=True).stdout.strip()
     assert where.startswith(str(site)), where
 

@@ -121,7 +121,7 @@ def test_one_run_scans_each_imported_module_once_and_sees_changes(tmp_path, monk
     (the training benchmark's warm run spent 5 s re-reading them); a module rewritten
     meanwhile is scanned again, and outside a run (the language server) a module created
     later is found."""
-    from nanlint import modules
+    from nanlint.semantic import modules
 
     importers = {f"pkg/train{i}.py": TRAIN.format(source=".model") for i in range(5)}
     write(tmp_path, {"pkg/__init__.py": "", "pkg/model.py": MODEL_SOFTMAX, **importers})
@@ -157,7 +157,7 @@ def test_a_package_leads_only_to_the_modules_of_the_names_taken(run_cli, tmp_pat
     that name from, not every module the package re-exports (a pipeline importing one
     scheduler from diffusers' ``schedulers`` package depended on all 60), and the value
     is followed through the re-export, under an alias too."""
-    from nanlint import modules
+    from nanlint.semantic import modules
 
     write(tmp_path, {
         "pkg/__init__.py": """\

@@ -19,10 +19,10 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from nanlint import fixes as fixes_mod
-from nanlint import writer
-from nanlint.engine import Linter
-from nanlint.rule import Rule, all_rules
+from nanlint.fix import fixes as fixes_mod
+from nanlint.lint import writer
+from nanlint.lint.engine import Linter
+from nanlint.rules.base import Rule, all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 HAZARD = "import torch\nimport torch.nn.functional as F\n\n\ndef loss(z):\n    return torch.log(F.softmax(z, dim=1))  # keep me\n"
@@ -530,9 +530,9 @@ def test_a_worker_that_dies_neither_hangs_nor_loses_the_other_files(tmp_path, mo
     files are linted, and the file that killed it is an error, left unchanged."""
     import os as _os
 
-    from nanlint import runner
-    from nanlint.engine import Linter
-    from nanlint.rule import Rule, all_rules
+    from nanlint.lint import runner
+    from nanlint.lint.engine import Linter
+    from nanlint.rules.base import Rule, all_rules
 
     parent = _os.getpid()
 
@@ -585,9 +585,9 @@ def test_fix_never_rewrites_a_file_no_fix_changed(tmp_path):
 def test_a_large_framework_file_is_reduced_to_the_statements_that_can_hold_a_finding(run_cli, tmp_path):
     """Above 1 MB, only the statements mentioning an op some rule starts from (and the
     imports and bindings they read) are parsed with libcst; findings keep their lines."""
-    from nanlint import large
-    from nanlint.engine import Linter
-    from nanlint.rule import all_rules
+    from nanlint.source import large
+    from nanlint.lint.engine import Linter
+    from nanlint.rules.base import all_rules
 
     rows = "".join(f"    'layer{i}.weight': torch.tensor([{i % 7}.0, 0.5, -1.0]),\n" for i in range(25_000))
     source = ("import torch\nimport torch.nn.functional as F\nWEIGHTS = {\n" + rows + "}\n"

@@ -3,9 +3,9 @@ fixed (with unsafe fixes) into its Good block; every Good block is silent."""
 
 import pytest
 
-from nanlint import catalogue
-from nanlint.engine import Linter
-from nanlint.rule import all_rules, by_code
+from nanlint.lint import catalogue
+from nanlint.lint.engine import Linter
+from nanlint.rules.base import all_rules, by_code
 
 PAGES = catalogue.pages()
 RULES = by_code()

@@ -5,8 +5,8 @@ import textwrap
 
 import pytest
 
-from nanlint import frameworks
-from nanlint import ops as o
+from nanlint.vocabulary import frameworks
+from nanlint.vocabulary import ops as o
 from conftest import codes, fix, lint
 
 RULES = ["NAN201", "NAN202", "NAN203", "NAN204", "NAN205"]

@@ -379,7 +379,7 @@ def test_plain_resolve_does_not_enter_functions():
     lives in another scope, so following calls is asked for explicitly."""
     import libcst as cst
 
-    from nanlint.context import FileContext
+    from nanlint.semantic.context import FileContext
 
     module = cst.parse_module("import torch\ndef head(z):\n    return torch.sigmoid(z)\ny = head(1)\n")
     ctx = FileContext(module)

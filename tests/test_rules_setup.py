@@ -1,15 +1,15 @@
 """Precision tests for the overflow, division and training-setup rules:
 NAN301 manual-softmax, NAN302 sqrt-of-exp, NAN401 masked-mean, NAN501-NAN505,
-and the project target versions they read (nanlint.project_versions)."""
+and the project target versions they read (nanlint.semantic.project_versions)."""
 
 import textwrap
 
 import pytest
 from conftest import codes, fix, lint
 
-from nanlint import project_versions as pv
-from nanlint.engine import Linter
-from nanlint.rule import by_code
+from nanlint.semantic import project_versions as pv
+from nanlint.lint.engine import Linter
+from nanlint.rules.base import by_code
 
 
 def only(code, source):

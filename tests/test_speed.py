@@ -18,11 +18,12 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from conftest import ALLOW_MISSING, missing_allowed, missing_framework
-from nanlint import cache as cache_mod
-from nanlint import catalogue, runner, walk
-from nanlint.engine import Linter
-from nanlint.resolve import Index
-from nanlint.rule import all_rules
+from nanlint.lint import cache as cache_mod
+from nanlint.lint import catalogue, runner
+from nanlint.source import walk
+from nanlint.lint.engine import Linter
+from nanlint.semantic.resolve import Index
+from nanlint.rules.base import all_rules
 
 SITE = Path(cst.__file__).resolve().parent.parent  # site-packages of the test environment
 # Real ML sources nobody here wrote: a mix that some rules flag and the prefilter skips.
@@ -201,7 +202,7 @@ def test_prefilter_decisions():
     quiet = runner.Prefilter(Linter([r for r in all_rules() if r.code == "NAN101"], {}))
     assert quiet.decide("a.py", b"import os\n") == runner.SKIP  # no NAN001: not even a syntax check
     # every framework op resolves through an import naming a root the gate looks for
-    from nanlint import frameworks
+    from nanlint.vocabulary import frameworks
     for name in frameworks.function_table():
         assert pf.framework_word.search(f"import {name.split('.')[0]}\n")
 
@@ -295,7 +296,7 @@ def test_changed_file_invalidates(run_cli, tmp_path):
 
 
 def test_changed_config_invalidates(run_cli, tmp_path):
-    from nanlint import project_versions
+    from nanlint.semantic import project_versions
 
     def run(*args):
         project_versions.project_pins.cache_clear()  # as in a new process

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from nanlint import syntax, syntax_sites
-from nanlint import ops as o
-from nanlint.sites import last_names
+from nanlint.source import syntax
+from nanlint.analysis.gates import syntax_sites
+from nanlint.vocabulary import ops as o
+from nanlint.analysis.gates.sites import last_names
 
 LOG, CLIP = last_names(frozenset({o.LOG})), last_names(frozenset({o.CLIP}))
 
@@ -121,7 +122,7 @@ def test_deep_chain_is_still_too_deep():
 
 def zero_log(src: str) -> bool:
     """NAN107's site: a log whose operand may hold a source's value."""
-    from nanlint import zeros
+    from nanlint.analysis import zeros
 
     return zeros.site(ast.parse(src), src, frozenset({o.LOG}), affine=True)
 
@@ -176,7 +177,7 @@ def test_no_zero_sink_site(src):
 def test_zero_sink_site_of_another_module(tmp_path, features, expected):
     """A name imported from a module of the project is searched there (the findings it
     leads to are display-only, pointing to that module); a third-party one is not."""
-    from nanlint import zeros
+    from nanlint.analysis import zeros
 
     pkg = tmp_path / "pkg"
     pkg.mkdir()
@@ -201,13 +202,13 @@ def test_zero_sink_site_of_another_module(tmp_path, features, expected):
     ("y = a.truediv(b)\nz = x / y", False),                            # a method's one argument (it raised)
 ])
 def test_a_division_written_as_a_call(src, expected):
-    from nanlint import zeros
+    from nanlint.analysis import zeros
 
     assert zeros.site(ast.parse(src), src, frozenset({o.DIVIDE}), divide=True) is expected
 
 
 def test_an_accumulator_is_not_a_zero_constant():
-    from nanlint import zeros
+    from nanlint.analysis import zeros
 
     def div(src: str) -> bool:
         return zeros.site(ast.parse(src), src, frozenset({o.DIVIDE}), divide=True)

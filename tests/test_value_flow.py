@@ -331,8 +331,8 @@ def test_hand_written_derivatives_are_not_autodiffed(src):
 
 
 def test_inference_locations_are_not_differentiated(tmp_path):
-    from nanlint.engine import Linter
-    from nanlint.rule import all_rules
+    from nanlint.lint.engine import Linter
+    from nanlint.rules.base import all_rules
     src = b"import torch\ndef dist(a, b):\n    return torch.sqrt(((a - b) ** 2).sum(-1))\n"
     linter = Linter([r for r in all_rules() if r.code in SELECTED])
     assert [f.code for f in linter.lint_source(src, "models/loss.py").findings] == ["NAN202"]
@@ -408,8 +408,8 @@ def test_guards_do_not_recurse_without_end():
     """guarded <-> nonnegative once recursed forever (a RecursionError turns the whole
     file into NAN001): the depth now carries across both."""
     import libcst as cst
-    from nanlint.context import FileContext
-    from nanlint.guards import guarded
+    from nanlint.semantic.context import FileContext
+    from nanlint.analysis.guards import guarded
     src = "import torch\nrk = torch.sum(torch.sigmoid(sim), dim=-1)\nrk = torch.log(1 + rk)\nrk = 1 / (1 + rk)\ny = rk\n"
     ctx = FileContext(cst.parse_module(src))
     value = ctx.index.module_scope.bindings["y"][0].value

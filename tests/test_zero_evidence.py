@@ -182,7 +182,7 @@ def test_sum_of_a_dropout_output_is_weak():
 
 
 @pytest.mark.parametrize("src,expected", [
-    # a layer stands for its output (nanlint.models): strong while training can apply it
+    # a layer stands for its output (nanlint.semantic.models): strong while training can apply it
     ("import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
      "        self.drop = nn.Dropout(0.1)\n    def forward(self, x):\n        return torch.log(self.drop(x))\n",
      ["NAN107"]),

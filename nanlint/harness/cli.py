@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from nanlint.harness import core, report
+from nanlint.harness import core
+from nanlint.harness import summary as report
 
 
 def parser(prog: str = "python -m nanlint.harness") -> argparse.ArgumentParser:

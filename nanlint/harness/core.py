@@ -2,7 +2,7 @@
 fixed in one subprocess per framework, and judge the results.
 
 Only the standard library is imported here; the frameworks are imported by the worker
-(:mod:`nanlint.harness.runner`) in its own process.  nanlint is run as a program
+(:mod:`nanlint.harness.workers`) in its own process.  nanlint is run as a program
 (``sys.executable -m nanlint``), exactly as a user runs it.
 """
 
@@ -295,7 +295,7 @@ def lint_json(paths: list[Path], codes: list[str], cwd: Path,
 def known_rules() -> tuple[dict[str, str | None] | None, str]:
     """code -> the rule's best fix applicability, from nanlint's registry."""
     try:
-        from nanlint.rule import all_rules
+        from nanlint.rules.base import all_rules
 
         return {r.code: r.fix for r in all_rules()}, ""
     except Exception as exc:  # noqa: BLE001 - a rule being written elsewhere may not import
@@ -305,7 +305,7 @@ def known_rules() -> tuple[dict[str, str | None] | None, str]:
 def opt_in_rules() -> set[str]:
     """The codes of the rules that are not enabled by default (``Rule.default`` False)."""
     try:
-        from nanlint.rule import all_rules
+        from nanlint.rules.base import all_rules
 
         return {r.code for r in all_rules() if not r.default}
     except Exception:  # noqa: BLE001 - reported by known_rules
@@ -769,7 +769,7 @@ def run_worker(group: str, frameworks: list[str], fixtures: list[Fixture], devic
     job_path.write_text(json.dumps(job))
     start = time.monotonic()
     try:
-        proc = subprocess.run([python or sys.executable, "-m", "nanlint.harness.runner", str(job_path), str(out_path)],
+        proc = subprocess.run([python or sys.executable, "-m", "nanlint.harness.workers", str(job_path), str(out_path)],
                               cwd=work, env=worker_env(group, device), capture_output=True, text=True,
                               timeout=timeout)
         rc, err = proc.returncode, proc.stderr

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from nanlint.engine import Finding
+from nanlint.lint.engine import Finding
 
 # Where the rule pages and the project are published, once they are (docs/RELEASING.md):
 # no output links to an address that does not exist.  Until then JSON's ``url`` is null,
@@ -78,7 +78,7 @@ def _read_lines(path: str, cell: int | None) -> list[str] | None:
     if cell is not None:
         import json
 
-        from nanlint.notebook import cell_text
+        from nanlint.lint.notebook import cell_text
         try:
             cells = json.loads(data.decode("utf-8-sig"))["cells"]
             return cell_text(cells[cell - 1].get("source", "")).splitlines()
@@ -145,7 +145,7 @@ def fixes_text(run: Run) -> str:
         return ""
     total = sum(sum(c.values()) for c in run.fixes_by_file.values())
     lines = [f"Fixed {total} finding{'s' if total != 1 else ''}:"]
-    from nanlint.rule import by_code
+    from nanlint.rules.base import by_code
 
     rules = by_code()
     for path in sorted(run.fixes_by_file):

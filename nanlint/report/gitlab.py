@@ -10,7 +10,7 @@ from nanlint.report import Run
 
 
 def render(run: Run) -> str:
-    from nanlint import baseline
+    from nanlint.lint import baseline
 
     fps = baseline.fingerprints(run.findings, run.cwd)
     issues = []

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import re
 
-from nanlint import __version__, catalogue
+from nanlint import __version__
+from nanlint.lint import catalogue
 from nanlint import report
 from nanlint.report import Run
 
@@ -78,8 +79,8 @@ def result(run: Run, f, index: dict[str, int], fingerprint: str) -> dict:
 
 
 def render(run: Run) -> str:
-    from nanlint import baseline
-    from nanlint.rule import all_rules
+    from nanlint.lint import baseline
+    from nanlint.rules.base import all_rules
 
     rules = list(all_rules())
     index = {r.code: i for i, r in enumerate(rules)}

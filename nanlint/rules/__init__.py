@@ -1,1 +1,1 @@
-"""One module per rule; :func:`nanlint.rule.all_rules` discovers them."""
+"""One module per rule; :func:`nanlint.rules.base.all_rules` discovers them."""

@@ -8,11 +8,11 @@ from typing import Iterator
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext, OpCall
-from nanlint.resolve import Scope
-from nanlint.values import is_literal, normalized, number
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.resolve import Scope
+from nanlint.semantic.literals import is_literal, normalized, number
 
 EPS_SQ = "1e-12"  # added under a sqrt: sqrt(1e-12) = 1e-6, invisible next to any real distance
 

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext, OpCall
-from nanlint.reach import Resolved
-from nanlint.resolve import Scope
-from nanlint.values import one_minus
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.reach import Resolved
+from nanlint.semantic.resolve import Scope
+from nanlint.semantic.literals import one_minus
 
 THRESHOLD = "0.5"
 NEG_INF = 'float("-inf")'

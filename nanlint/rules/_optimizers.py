@@ -3,8 +3,8 @@ Keras ones, and literal hyperparameters."""
 
 from __future__ import annotations
 
-from nanlint import ops as o
-from nanlint.context import FileContext, OpCall
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext, OpCall
 
 OPTIMIZER_OPS = (o.OPTIMIZER, o.ADAM_OPTIMIZER)
 _KERAS_NAMESPACES = ("keras.optimizers.", "tensorflow.keras.optimizers.", "tensorflow.optimizers.",

@@ -8,10 +8,10 @@ from typing import Iterator
 
 import libcst as cst
 
-from nanlint import ops as o
-from nanlint.context import FileContext
-from nanlint.resolve import Scope
-from nanlint.values import normalized, same  # noqa: F401 - the rules import them from here
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext
+from nanlint.semantic.resolve import Scope
+from nanlint.semantic.literals import normalized, same  # noqa: F401 - the rules import them from here
 
 
 @dataclass

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext, OpCall
-from nanlint.reach import MODEL, MODULE, Resolved
-from nanlint.resolve import Scope
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.reach import MODEL, MODULE, Resolved
+from nanlint.semantic.resolve import Scope
 from nanlint.rules._gradient_traps import spelled_call
 
 EPS32 = "1e-7"  # log(1e-7) = -16.1; survives float32 (normal down to 1.2e-38)

@@ -1,6 +1,6 @@
 """NAN001 parse-error: reported by the engine when a file does not parse."""
 
-from nanlint.rule import Rule
+from nanlint.rules.base import Rule
 
 
 class ParseError(Rule):

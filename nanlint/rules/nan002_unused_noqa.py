@@ -1,7 +1,7 @@
 """NAN002 unused-noqa: a ``# noqa: NANxxx`` that suppresses nothing.
 
 The engine runs the other rules first, notes what each ``# noqa`` silenced
-(:func:`nanlint.noqa.apply`), then calls :meth:`UnusedNoqa.check_noqa`.  Only
+(:func:`nanlint.lint.noqa.apply`), then calls :meth:`UnusedNoqa.check_noqa`.  Only
 nanlint's own codes and rule names are judged: a blanket ``# noqa`` and codes of
 other tools (``E501``, ``F401``) are left alone, and so are codes of known rules that
 are not enabled in this run (another configuration may enable them)."""
@@ -12,8 +12,9 @@ import re
 
 import libcst as cst
 
-from nanlint import fixes, noqa
-from nanlint.rule import Rule, by_code
+from nanlint.fix import fixes
+from nanlint.lint import noqa
+from nanlint.rules.base import Rule, by_code
 
 
 class UnusedNoqa(Rule):
@@ -65,7 +66,7 @@ class UnusedNoqa(Rule):
 
 def _rows_of_other_rules(ctx, directives, rules, enabled) -> dict[str, set[int]]:
     """Rows where the named rules that are not enabled in this run would report."""
-    from nanlint.context import FileContext
+    from nanlint.semantic.context import FileContext
 
     names = {r.name.upper(): r.code for r in rules.values()}
     wanted = {names.get(c.upper(), c.upper()) for d in directives for c in d.codes or ()}

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext, OpCall, origin_note
-from nanlint.reach import HANDWRITTEN, MERGED, SHAPE, Resolved
-from nanlint.rule import Rule
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext, OpCall, origin_note
+from nanlint.semantic.reach import HANDWRITTEN, MERGED, SHAPE, Resolved
+from nanlint.rules.base import Rule
 from nanlint.rules import _log1m_softmax as log1m
 from nanlint.rules._zero_fixes import epsilon, far, guard_fix
 

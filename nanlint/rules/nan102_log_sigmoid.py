@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext, OpCall, origin_note
-from nanlint.rule import Rule
-from nanlint.values import one_minus
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext, OpCall, origin_note
+from nanlint.rules.base import Rule
+from nanlint.semantic.literals import one_minus
 
 
 class LogSigmoid(Rule):

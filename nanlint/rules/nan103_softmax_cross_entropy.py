@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext, OpCall, origin_note
-from nanlint.guards import constant
-from nanlint.resolve import Scope
-from nanlint.rule import Rule
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext, OpCall, origin_note
+from nanlint.analysis.guards import constant
+from nanlint.semantic.resolve import Scope
+from nanlint.rules.base import Rule
 from nanlint.rules.nan101_log_softmax import LogSoftmax
 
 REDUCTIONS = (o.SUM, o.MEAN)

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext, OpCall, Resolved, origin_note
-from nanlint.guards import terms
-from nanlint.resolve import Scope
-from nanlint.rule import Rule
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext, OpCall, Resolved, origin_note
+from nanlint.analysis.guards import terms
+from nanlint.semantic.resolve import Scope
+from nanlint.rules.base import Rule
 from nanlint.rules.nan102_log_sigmoid import LogSigmoid
 from nanlint.rules.nan103_softmax_cross_entropy import outer_negation, product_with_log, signed_replacement, string
-from nanlint.values import one_minus
+from nanlint.semantic.literals import one_minus
 
 _EMPTY = cst.Module([])
 

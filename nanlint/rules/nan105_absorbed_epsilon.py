@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes, syntax_sites
-from nanlint import ops as o
-from nanlint.context import FileContext
-from nanlint.guards import absorbed_epsilon, constant, float32, positive_bound
-from nanlint.facts import uniform_below_one
-from nanlint.rule import Rule
-from nanlint.sites import last_names
+from nanlint.fix import fixes
+from nanlint.analysis.gates import syntax_sites
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext
+from nanlint.analysis.guards import absorbed_epsilon, constant, float32, positive_bound
+from nanlint.analysis.facts import uniform_below_one
+from nanlint.rules.base import Rule
+from nanlint.analysis.gates.sites import last_names
 
 
 class AbsorbedEpsilon(Rule):

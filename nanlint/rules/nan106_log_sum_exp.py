@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext, OpCall, Resolved, origin_note
-from nanlint.facts import bounded_exponent
-from nanlint.gradients import not_differentiated
-from nanlint.guards import constant, terms
-from nanlint.resolve import Scope
-from nanlint.values import normalized
-from nanlint.rule import Rule
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext, OpCall, Resolved, origin_note
+from nanlint.analysis.facts import bounded_exponent
+from nanlint.analysis.gradients import not_differentiated
+from nanlint.analysis.guards import constant, terms
+from nanlint.semantic.resolve import Scope
+from nanlint.semantic.literals import normalized
+from nanlint.rules.base import Rule
 
 def shifted(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> cst.BaseExpression | None:
     """``exp(x - m)``, also through ``shifted = x - m``: the subtrahend ``m`` of a

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint import zeros
-from nanlint.context import FileContext, OpCall
-from nanlint.reach import origin_note
-from nanlint.rule import Rule
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.analysis import zeros
+from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.reach import origin_note
+from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import spelled_call
 from nanlint.rules._zero_fixes import epsilon, far, guard_fix
 from nanlint.rules.nan109_unguarded_log import UnguardedLog

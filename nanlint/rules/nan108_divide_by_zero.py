@@ -7,21 +7,21 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint import zeros
-from nanlint.context import FileContext
-from nanlint.facts import returns_early
-from nanlint.reach import origin_note
-from nanlint.resolve import Scope
-from nanlint.rule import Rule
-from nanlint.syntax_sites import literal
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.analysis import zeros
+from nanlint.semantic.context import FileContext
+from nanlint.analysis.facts import returns_early
+from nanlint.semantic.reach import origin_note
+from nanlint.semantic.resolve import Scope
+from nanlint.rules.base import Rule
+from nanlint.analysis.gates.syntax_sites import literal
 from nanlint.rules._gradient_traps import bare, spelled_call
 from nanlint.rules._shapes import divisions
 from nanlint.rules._zero_fixes import epsilon, far, guard
 from nanlint.rules.nan401_masked_mean import masked_mean
-from nanlint.sites import SLASH
-from nanlint.values import number
+from nanlint.analysis.gates.sites import SLASH
+from nanlint.semantic.literals import number
 
 KINDS = (zeros.COUNT, zeros.PROBABILITY, zeros.COMPLEMENT, zeros.RECTIFIED, zeros.CONSTANT)
 _WHERE_DEPTH = 6  # parents looked through for an enclosing where (NAN201's territory)
@@ -32,7 +32,7 @@ class DivideByZero(Rule):
     name = "divide-by-zero"
     summary = "division by a value that reaches 0: a count of a mask, a probability, 1 - p, relu, a 0 literal"
     # strong evidence only (7 true, 0 false on both corpora, docs/zero-rules.md); its site check
-    # (nanlint.zero_sites) keeps the cost: 7 of the training bench's 1,078 files reach libcst for it
+    # (nanlint.analysis.gates.zero_sites) keeps the cost: 7 of the training bench's 1,078 files reach libcst for it
     default = True
     needs = ("/", "div", "reciprocal", "rsqrt", "**", "pow")
     # a sink op, and an op of a strong source or a reduction (a count).  ``x ** -1`` has no site

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext
-from nanlint.guards import absorbed_epsilon, guarded, terms
-from nanlint.rule import Rule
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext
+from nanlint.analysis.guards import absorbed_epsilon, guarded, terms
+from nanlint.rules.base import Rule
 from nanlint.rules._log1m_softmax import complement_of
-from nanlint.values import is_one
+from nanlint.semantic.literals import is_one
 
 # arguments the dedicated rules already report (one finding per site)
 _COVERED = (o.SOFTMAX, o.SIGMOID)

@@ -8,9 +8,10 @@ mostly false (docs/zero-rules.md); the strong classes stay on by default in the 
 
 from __future__ import annotations
 
-from nanlint import fixes, zeros
-from nanlint.context import FileContext
-from nanlint.rule import Rule
+from nanlint.fix import fixes
+from nanlint.analysis import zeros
+from nanlint.semantic.context import FileContext
+from nanlint.rules.base import Rule
 from nanlint.rules.nan107_log_of_zero import LogOfZero
 from nanlint.rules.nan108_divide_by_zero import DivideByZero
 from nanlint.rules.nan206_root_at_zero import RootAtZero

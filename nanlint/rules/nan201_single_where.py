@@ -7,16 +7,16 @@ import re
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext, OpCall
-from nanlint.facts import gradient_free
-from nanlint.guards import constant, guarded, nonnegative
-from nanlint.resolve import Scope
-from nanlint.gradients import not_differentiated
-from nanlint.rule import Rule
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext, OpCall
+from nanlint.analysis.facts import gradient_free
+from nanlint.analysis.guards import constant, guarded, nonnegative
+from nanlint.semantic.resolve import Scope
+from nanlint.analysis.gradients import not_differentiated
+from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import bare, follow, is_op, key, replace_all
-from nanlint.values import is_literal, number
+from nanlint.semantic.literals import is_literal, number
 
 SAFE_VALUE = "1.0"  # in the domain of 1/x, log, sqrt, rsqrt, x ** p
 

@@ -4,13 +4,13 @@ norm of a difference, where the framework's norm has a NaN gradient at 0) ->
 
 from __future__ import annotations
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext
-from nanlint.facts import may_be_zero
-from nanlint.gradients import not_differentiated
-from nanlint.guards import terms
-from nanlint.rule import Rule
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext
+from nanlint.analysis.facts import may_be_zero
+from nanlint.analysis.gradients import not_differentiated
+from nanlint.analysis.guards import terms
+from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import (
     euclidean_norm,
     is_difference,
@@ -21,7 +21,7 @@ from nanlint.rules._gradient_traps import (
     sum_of_squares,
 )
 from nanlint.rules._gradient_traps import follow
-from nanlint.sites import POW_HALF
+from nanlint.analysis.gates.sites import POW_HALF
 
 
 class SqrtAtZero(Rule):

@@ -8,14 +8,14 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext, OpCall
-from nanlint.resolve import Scope
-from nanlint.facts import may_be_zero
-from nanlint.gradients import not_differentiated
-from nanlint.guards import constant
-from nanlint.rule import Rule
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.resolve import Scope
+from nanlint.analysis.facts import may_be_zero
+from nanlint.analysis.gradients import not_differentiated
+from nanlint.analysis.guards import constant
+from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import (
     EPS_SQ,
     binop,
@@ -29,8 +29,8 @@ from nanlint.rules._gradient_traps import (
     sqrt_plus_eps,
     sum_of_squares,
 )
-from nanlint.sites import POW_HALF, SLASH
-from nanlint.values import is_literal
+from nanlint.analysis.gates.sites import POW_HALF, SLASH
+from nanlint.semantic.literals import is_literal
 
 
 @dataclass

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext, OpCall
-from nanlint.resolve import Scope
-from nanlint.rule import Rule
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.resolve import Scope
+from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import binop, clip_method, follow, is_op, spelled_call
 from nanlint.rules.nan203_normalize_by_norm import norm_in
 

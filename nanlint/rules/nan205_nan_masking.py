@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext, OpCall
-from nanlint.reach import argument
-from nanlint.resolve import Scope
-from nanlint.gradients import not_differentiated
-from nanlint.rule import Rule
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.reach import argument
+from nanlint.semantic.resolve import Scope
+from nanlint.analysis.gradients import not_differentiated
+from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import bare, follow, hazard, is_op, key
 
 

@@ -9,19 +9,19 @@ from dataclasses import replace
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint import zeros
-from nanlint.context import FileContext
-from nanlint.gradients import not_differentiated
-from nanlint.reach import origin_note
-from nanlint.resolve import Scope
-from nanlint.rule import Rule
-from nanlint.syntax_sites import literal
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.analysis import zeros
+from nanlint.semantic.context import FileContext
+from nanlint.analysis.gradients import not_differentiated
+from nanlint.semantic.reach import origin_note
+from nanlint.semantic.resolve import Scope
+from nanlint.rules.base import Rule
+from nanlint.analysis.gates.syntax_sites import literal
 from nanlint.rules._gradient_traps import add_eps, is_difference, square_base, sum_of_squares
 from nanlint.rules._zero_fixes import far
-from nanlint.sites import POW_HALF
-from nanlint.values import number
+from nanlint.analysis.gates.sites import POW_HALF
+from nanlint.semantic.literals import number
 
 KINDS = (zeros.PROBABILITY, zeros.COMPLEMENT, zeros.RECTIFIED, zeros.COUNT)
 
@@ -32,7 +32,7 @@ class RootAtZero(Rule):
     summary = "sqrt / fractional power of a value that reaches 0 (relu, probability, 1 - p): NaN gradient at 0"
     fix = fixes.UNSAFE
     # strong evidence only (5 true, 0 false on both corpora, docs/zero-rules.md); its site check
-    # (nanlint.zero_sites) keeps the cost: 4 of the training bench's 1,078 files reach libcst for it
+    # (nanlint.analysis.gates.zero_sites) keeps the cost: 4 of the training bench's 1,078 files reach libcst for it
     default = True
     needs = ("sqrt", "**", "pow", "power")
     # a root, and an op of a strong source (a count has no gradient: a root of one is never

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext, OpCall, Resolved
-from nanlint.facts import bounded_exponent
-from nanlint.reach import SHAPE
-from nanlint.rule import Rule
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext, OpCall, Resolved
+from nanlint.analysis.facts import bounded_exponent
+from nanlint.semantic.reach import SHAPE
+from nanlint.rules.base import Rule
 from nanlint.rules._shapes import Division, divisions, int_literal, is_true, same
-from nanlint.sites import SLASH
-from nanlint.values import number
+from nanlint.analysis.gates.sites import SLASH
+from nanlint.semantic.literals import number
 
 
 def _shifted(ctx: FileContext, expr: cst.BaseExpression, scope) -> bool:

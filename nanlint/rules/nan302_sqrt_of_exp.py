@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext, OpCall, Resolved, origin_note
-from nanlint.facts import bounded_exponent
-from nanlint.rule import Rule
-from nanlint.sites import POW_HALF
-from nanlint.values import number
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext, OpCall, Resolved, origin_note
+from nanlint.analysis.facts import bounded_exponent
+from nanlint.rules.base import Rule
+from nanlint.analysis.gates.sites import POW_HALF
+from nanlint.semantic.literals import number
 
 
 def _half_times(v: cst.BaseExpression) -> cst.BaseExpression:

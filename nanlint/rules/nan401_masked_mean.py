@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext
-from nanlint.rule import Rule
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext
+from nanlint.rules.base import Rule
 from nanlint.rules._shapes import Division, code, divisions, same
-from nanlint.sites import SLASH
-from nanlint.values import number
+from nanlint.analysis.gates.sites import SLASH
+from nanlint.semantic.literals import number
 
 
 def _factors(ctx: FileContext, expr: cst.BaseExpression, scope) -> tuple[cst.BaseExpression, ...]:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint.context import FileContext, OpCall
-from nanlint.project_versions import describe, targets_below
-from nanlint.rule import Rule
+from nanlint.fix import fixes
+from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.project_versions import describe, targets_below
+from nanlint.rules.base import Rule
 from nanlint.rules._optimizers import OPTIMIZER_OPS, keras_optimizer
 from nanlint.rules._shapes import keyword_arg
 

@@ -7,13 +7,14 @@ import re
 
 import libcst as cst
 
-from nanlint import fixes, syntax_sites
-from nanlint import ops as o
-from nanlint.context import FileContext
-from nanlint.resolve import ASSIGN, Scope
-from nanlint.rule import Rule
-from nanlint.sites import last_names
-from nanlint.values import number
+from nanlint.fix import fixes
+from nanlint.analysis.gates import syntax_sites
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext
+from nanlint.semantic.resolve import ASSIGN, Scope
+from nanlint.rules.base import Rule
+from nanlint.analysis.gates.sites import last_names
+from nanlint.semantic.literals import number
 
 # names that say "gradient" on their own (``g`` alone needs provenance)
 # (not the flags and context managers: requires_grad, no_grad, enable_grad, zero_grad)

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext, OpCall
-from nanlint.resolve import Scope
-from nanlint.rule import Rule
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.resolve import Scope
+from nanlint.rules.base import Rule
 from nanlint.rules._shapes import keyword_arg, normalized
-from nanlint.values import number
+from nanlint.semantic.literals import number
 
 FLOAT16_TINY = 6.103515625e-05  # float16's smallest normal number; below it, precision is lost, 1e-8 -> 0
 FIXED_EPSILON = "1e-4"

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from nanlint import fixes
-from nanlint import ops as o
-from nanlint.context import FileContext
-from nanlint.rule import Rule
-from nanlint.values import number
+from nanlint.fix import fixes
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext
+from nanlint.rules.base import Rule
+from nanlint.semantic.literals import number
 
 LIMIT = 0.1
 

@@ -2,16 +2,16 @@
 from the in-memory text, the fixed text, a line with ``# noqa`` added.
 
 The configuration is resolved exactly as the command line resolves it for that path
-(:func:`nanlint.project.resolve`), with the editor's settings in place of options."""
+(:func:`nanlint.lint.project.resolve`), with the editor's settings in place of options."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nanlint import noqa as noqa_mod
-from nanlint import project as project_mod
-from nanlint.engine import FileResult, Finding
+from nanlint.lint import noqa as noqa_mod
+from nanlint.lint import project as project_mod
+from nanlint.lint.engine import FileResult, Finding
 
 
 @dataclass
@@ -65,7 +65,7 @@ def _project(path: Path, settings: Settings) -> project_mod.Project:
 def analyse(path: Path, text: str, settings: Settings) -> Analysis:
     """The findings of ``text`` as the file ``path`` (which need not exist or match the
     disk); an excluded path has none (what ``--force-exclude`` does on the command line)."""
-    from nanlint.config import ConfigError
+    from nanlint.lint.config import ConfigError
 
     out = Analysis(path)
     try:
@@ -85,7 +85,7 @@ def analyse(path: Path, text: str, settings: Settings) -> Analysis:
 
 def fix_all(path: Path, text: str, settings: Settings, unsafe: bool = False) -> str | None:
     """The text after ``--fix`` (safe fixes only unless ``unsafe``); None when nothing changes."""
-    from nanlint.config import ConfigError
+    from nanlint.lint.config import ConfigError
 
     try:
         project = _project(path, settings)

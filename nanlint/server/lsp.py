@@ -20,9 +20,10 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
-from nanlint import __version__, catalogue
-from nanlint.engine import Finding
-from nanlint.fixes import DISPLAY_ONLY, SAFE
+from nanlint import __version__
+from nanlint.lint import catalogue
+from nanlint.lint.engine import Finding
+from nanlint.fix.fixes import DISPLAY_ONLY, SAFE
 from nanlint.server import analysis
 
 DEBOUNCE_S = 0.25

@@ -1,0 +1,314 @@
+"""Where a rule can start, read from CPython's tree: over-approximations of a rule's
+``check`` on the syntax alone, for the site filter (:mod:`nanlint.analysis.gates.sites`).
+
+Some rules start from ops nearly every file of model code has (a clip, a log) and
+report only on one shape of their arguments: NAN105 an epsilon added to a constant
+before a value is subtracted (``1e-10 + 1 - p``) or an upper bound ``1 - 1e-10``
+that float32 rounds to 1; NAN503 a clip whose lower bound is the literal 0.  A
+file whose tree has no such shape anywhere cannot have their finding, so it need
+not be parsed with libcst for them (``Rule.site``).
+
+Every answer here must be True wherever the rule could report: a name counts as a
+constant when it is assigned a constant-looking value anywhere in the file, an
+attribute when it could be a named constant (``math.pi``), whatever the scope; a
+call counts as a clip when its name is a clip's spelling, and every call does when
+a clip's name is bound to another name (``from torch import clamp as c``).
+``tests/test_speed.py`` compares runs with and without the site filter.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+
+from nanlint.analysis.guards import _NAMED_CONSTANTS, F32_ABSORBED_ADD, float32
+from nanlint.analysis.gates.sites import statements
+
+_NAMED = frozenset(q.rsplit(".", 1)[-1] for q in _NAMED_CONSTANTS)  # pi, e, tau: what guards.constant knows
+_ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
+UNKNOWN = object()  # a constant whose value the syntax does not tell (a name bound to one)
+
+
+class _Constants:
+    """Constant values as :func:`nanlint.analysis.guards.constant` finds them, on CPython's tree."""
+
+    def __init__(self, tree: ast.Module, text: str) -> None:
+        self.names = set(_NAMED)
+        nodes = ast.walk(tree) if ":=" in text else statements(tree.body)  # walrus: anywhere in an expression
+        for node in nodes:
+            kind = type(node)
+            if kind is ast.Assign:
+                for target in node.targets:
+                    self._bind(target, node.value)
+            elif kind is ast.AnnAssign and node.value is not None:
+                self._bind(node.target, node.value)
+            elif kind is ast.NamedExpr:
+                self._bind(node.target, node.value)
+            elif kind is ast.ImportFrom:
+                for alias in node.names:
+                    if alias.name in _NAMED and alias.asname:
+                        self.names.add(alias.asname)
+
+    def _bind(self, target: ast.expr, value: ast.expr) -> None:
+        if type(target) is ast.Name:
+            if self.value(value, free=True) is not None:
+                self.names.add(target.id)
+        elif type(target) in (ast.Tuple, ast.List):
+            pairs = value.elts if type(value) in (ast.Tuple, ast.List) and \
+                len(value.elts) == len(target.elts) else [value] * len(target.elts)
+            for t, v in zip(target.elts, pairs):
+                self._bind(t, v)
+
+    def value(self, node: ast.expr, free: bool = False):
+        """The float value of a literal or literal arithmetic; UNKNOWN when a name or
+        attribute in it may be bound to a constant (any name, given ``free``); None
+        when it is not a constant."""
+        kind = type(node)
+        if kind is ast.Constant:
+            v = node.value
+            return float(v) if type(v) in (int, float) else None
+        if kind is ast.Name:
+            return UNKNOWN if free or node.id in self.names else None
+        if kind is ast.Attribute:
+            return UNKNOWN if free or node.attr in _NAMED else None
+        if kind is ast.UnaryOp:
+            if type(node.op) not in (ast.USub, ast.UAdd):
+                return None
+            inner = self.value(node.operand, free)
+            if inner is None or inner is UNKNOWN:
+                return inner
+            return -inner if type(node.op) is ast.USub else inner
+        if kind is ast.BinOp and type(node.op) in _ARITH:
+            a = self.value(node.left, free)
+            b = self.value(node.right, free) if a is not None else None
+            if a is None or b is None:
+                return None
+            if a is UNKNOWN or b is UNKNOWN:
+                return UNKNOWN
+            try:
+                op = type(node.op)
+                if op is ast.Add:
+                    return a + b
+                if op is ast.Sub:
+                    return a - b
+                if op is ast.Mult:
+                    return a * b
+                if op is ast.Div:
+                    return a / b
+                return float(a ** b)
+            except (ZeroDivisionError, OverflowError, TypeError):
+                return None
+        return None
+
+
+def _terms(node: ast.expr) -> list[tuple[int, ast.expr]]:
+    """``a + b - (c - d)`` as ``[(+1, a), (+1, b), (-1, c), (+1, d)]`` (as nanlint.semantic.literals.terms)."""
+    out: list[tuple[int, ast.expr]] = []
+    stack = [(1, node)]
+    while stack:
+        sign, n = stack.pop()
+        if type(n) is ast.BinOp and type(n.op) in (ast.Add, ast.Sub):
+            stack.append((sign if type(n.op) is ast.Add else -sign, n.right))
+            stack.append((sign, n.left))
+        else:
+            out.append((sign, n))
+    return out
+
+
+def absorbed_epsilon(tree: ast.Module, text: str, log_names: frozenset[str], clip_names: frozenset[str]) -> bool:
+    """Whether some log (a call or method spelled with ``log_names``) takes an additive
+    chain that starts with constants, one of which float32 loses in their sum, before a
+    subtracted term (``log(1e-10 + 1 - p)``), or some clip (``clip_names``) takes constant
+    arithmetic float32 rounds to exactly 1 (``clip(p, eps, 1 - 1e-10)``): where NAN105
+    can report."""
+    consts: _Constants | None = None
+    for call, name in calls(tree, text, log_names | clip_names):
+        if name is None:
+            return True  # a log or clip bound to another name: any call may be one
+        if name in log_names:
+            operands = [*call.args, *(k.value for k in call.keywords)]
+            if type(call.func) is ast.Attribute:
+                operands.append(call.func.value)  # (1e-10 + 1 - p).log()
+            for arg in operands:
+                if type(arg) is ast.BinOp and type(arg.op) in (ast.Add, ast.Sub):
+                    consts = consts or _Constants(tree, text)
+                    if _absorbs(consts, arg):
+                        return True
+        if name in clip_names:
+            for arg in [*call.args, *(k.value for k in call.keywords)]:
+                if type(arg) is ast.BinOp:
+                    consts = consts or _Constants(tree, text)
+                    v = consts.value(arg)
+                    if v is UNKNOWN or (v is not None and v != 1.0 and float32(v) == 1.0):
+                        return True
+    return False
+
+
+def _absorbs(consts: _Constants, node: ast.BinOp) -> bool:
+    chain = _terms(node)
+    run = []
+    for sign, term in chain:
+        v = consts.value(term)
+        if v is None:
+            break
+        run.append(v if v is UNKNOWN else sign * v)
+    if len(run) < 2 or not any(sign < 0 for sign, _ in chain[len(run):]):
+        return False
+    if any(v is UNKNOWN for v in run):
+        return True
+    big = abs(sum(run))
+    return any(0 < v <= big * F32_ABSORBED_ADD for v in run)
+
+
+def callee(func: ast.expr) -> str | None:
+    """The name a call is spelled with: ``f`` of ``f(x)`` and of ``m.f(x)``."""
+    return func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+
+
+def literal(node: ast.expr) -> float | None:
+    """The value of a numeric literal (``2``, ``-0.5``), as nanlint.semantic.literals.number reads one."""
+    sign = 1.0
+    if type(node) is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd):
+        sign = -1.0 if type(node.op) is ast.USub else 1.0
+        node = node.operand
+    if type(node) is ast.Constant and type(node.value) in (int, float):
+        return sign * node.value
+    return None
+
+
+def _is_zero(node: ast.expr) -> bool:
+    return literal(node) == 0
+
+
+def zero_clip(tree: ast.Module, text: str, clip_names: frozenset[str]) -> bool:
+    """Whether some call spelled with one of ``clip_names`` has a literal 0 argument
+    (``clamp(min=0)``, ``clip_by_value(g, 0., c)``), or a clip's name is bound to another
+    name (then any call may be a clip): where NAN503 can report."""
+    for call, name in calls(tree, text, clip_names):
+        if name is None or any(_is_zero(a) for a in [*call.args, *(k.value for k in call.keywords)]):
+            return True
+    return False
+
+
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def whole_word(text: str, i: int, n: int) -> bool:
+    """Whether ``text[i:i + n]`` stands alone: no identifier character either side."""
+    return (i == 0 or text[i - 1] not in _WORD) and text[i + n:i + n + 1] not in _WORD
+
+
+def lines_of(text: str, offsets) -> list[int]:
+    """The lines (sorted, each once) of the ``offsets`` in ``text`` (lines ending at \\n)."""
+    lines: list[int] = []
+    line, pos = 1, 0
+    for i in sorted(offsets):
+        line += text.count("\n", pos, i)
+        pos = i
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
+def word_lines(text: str, names) -> list[int]:
+    """The lines (sorted) where one of ``names`` is written as a whole word, found with
+    ``str.find`` (a regex alternation of words costs several times more)."""
+    hits: list[int] = []
+    find = text.find
+    for name in names:
+        n = len(name)
+        i = find(name)
+        while i >= 0:
+            if whole_word(text, i, n):
+                hits.append(i)
+            i = find(name, i + n)
+    return lines_of(text, hits)
+
+
+def calls(tree: ast.Module, text: str, names: frozenset[str]):
+    """(call, its name) for the calls whose name (``f(...)``, ``x.f(...)``) is one of
+    ``names``, and (node, None) for a node that binds or passes one of them otherwise
+    (``from torch import clamp as c``, ``f = tf.math.log``, ``map(torch.log, xs)``).
+    Only the statements on lines where one of the names is written are walked."""
+    if not names:
+        return
+    if "\r" in text:  # CPython's lines end at \r too
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = word_lines(text, names)
+    if not lines:
+        return
+    for node in on_lines(tree, lines):
+        funcs = set()
+        for n in walk_lines(node, lines):
+            kind = type(n)
+            if kind is ast.Call:
+                func = n.func
+                funcs.add(id(func))
+                name = callee(func)
+                if name in names:
+                    yield n, name
+            elif kind is ast.Name or kind is ast.Attribute:
+                name = n.attr if kind is ast.Attribute else n.id
+                if name in names and id(n) not in funcs:
+                    yield n, None
+            elif kind is ast.alias:
+                if n.asname and n.name.rsplit(".", 1)[-1] in names:
+                    yield n, None
+
+
+def walk_lines(node: ast.AST, lines: list[int]):
+    """``ast.walk`` of ``node`` that skips every subtree whose lines hold none of ``lines``
+    (sorted): a token written on those lines is in a node on them (a large literal with one
+    hit is not walked whole)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        first = getattr(n, "lineno", None)
+        if first is not None:
+            i = bisect.bisect_left(lines, first)
+            if i == len(lines) or lines[i] > (n.end_lineno or first):
+                continue
+        yield n
+        stack.extend(ast.iter_child_nodes(n))
+
+
+def on_lines(tree: ast.Module, lines: list[int]):
+    """The parts of the statements written on one of ``lines`` (sorted): simple
+    statements whole, a compound statement's header without its bodies."""
+    stack = list(tree.body)
+    while stack:
+        s = stack.pop()
+        first = min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())])
+        i = bisect.bisect_left(lines, first)
+        if i == len(lines) or lines[i] > (s.end_lineno or s.lineno):
+            continue
+        if not any(hasattr(s, f) for f in _BODIES):
+            yield s
+            continue
+        body = getattr(s, "body", None)
+        # the header's lines: up to its body's first statement (a hit in the body alone is the body's)
+        end = max(s.lineno, body[0].lineno - 1) if body and type(body) is list else (s.end_lineno or s.lineno)
+        header = lines[i] <= end
+        for field, value in ast.iter_fields(s):
+            if field in ("body", "orelse", "finalbody"):
+                stack.extend(value)
+            elif field == "handlers":
+                for h in value:
+                    if h.type is not None:
+                        yield h.type
+                    stack.extend(h.body)
+            elif field == "cases":
+                for c in value:
+                    yield c.pattern
+                    if c.guard is not None:
+                        yield c.guard
+                    stack.extend(c.body)
+            elif not header:
+                continue
+            elif isinstance(value, ast.AST):
+                yield value
+            elif isinstance(value, list):
+                yield from (v for v in value if isinstance(v, ast.AST))

@@ -1,0 +1,172 @@
+"""A content-hash cache of lint results: a file whose bytes, and whose linter,
+did not change since the last run is not parsed again.
+
+One entry per (linter, content) pair under ``<project root>/.nanlint_cache/``:
+the key hashes nanlint's version, a stamp of nanlint's own source files (so an
+edited rule invalidates everything during development), the enabled rules, the
+settings (framework versions from the configuration...) and the file's bytes.
+The path is not part of the key: an entry holds the findings without their
+path, and a renamed or copied file hits.
+
+Entries are written atomically (a temporary file in the same directory, then
+``os.replace``), so concurrent runs never see a half-written entry; two runs
+writing the same key write the same content.  An entry that cannot be read or
+does not have the expected shape is ignored (and overwritten).  Nothing here
+imports libcst.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterable
+
+from nanlint import __version__
+
+DIRNAME = ".nanlint_cache"
+SCHEMA = 1
+
+
+def _package_stamp() -> str:
+    """Size and mtime of every module of nanlint itself."""
+    root = Path(__file__).resolve().parent.parent  # the nanlint package
+    h = hashlib.blake2b(digest_size=16)
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(dirpath, name))
+                h.update(f"{os.path.relpath(os.path.join(dirpath, name), root)}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()
+
+
+_STAMP: str | None = None
+
+
+def linter_fingerprint(rule_codes: Iterable[str], settings: dict, extra: str = "") -> str:
+    """What, besides a file's bytes, decides its findings."""
+    global _STAMP
+    if _STAMP is None:
+        _STAMP = _package_stamp()
+    settings_text = json.dumps(settings, sort_keys=True, default=str)
+    text = f"{SCHEMA}|{__version__}|{_STAMP}|{','.join(sorted(rule_codes))}|{settings_text}|{extra}"
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def project_stamp(root: Path, config_path: Path | None = None) -> str:
+    """The project files findings may depend on besides the linted file: the
+    configuration, and the dependency pins version-aware rules read
+    (``pyproject.toml``, ``requirements*.txt`` in the root)."""
+    h = hashlib.blake2b(digest_size=16)
+    root = Path(root)
+    try:
+        candidates = sorted(root.glob("requirements*.txt"))
+    except OSError:
+        candidates = []
+    for path in [config_path, root / "pyproject.toml", root / "nanlint.toml", *candidates]:
+        if path is None:
+            continue
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            data = b"<none>"
+        h.update(f"{path}:{len(data)}:".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+class Cache:
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+        self._entries = self.directory / f"v{SCHEMA}"
+        self._ready = False
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def key(fingerprint: str, source: bytes) -> str:
+        h = hashlib.blake2b(fingerprint.encode(), digest_size=20)
+        h.update(source)
+        return h.hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self._entries / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> list[dict] | None:
+        """The findings stored under ``key`` (dicts of Finding fields, no path), or None."""
+        try:
+            with open(self._path(key), "rb") as fh:
+                data = json.loads(fh.read())
+            if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("findings"), list):
+                raise ValueError("bad entry")
+            findings = data["findings"]
+            if not all(isinstance(f, dict) for f in findings):
+                raise ValueError("bad finding")
+        except (OSError, ValueError, TypeError, UnicodeDecodeError):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return findings
+
+    def put(self, key: str, findings: list[dict]) -> None:
+        """Store atomically; a cache that cannot be written is silently skipped."""
+        path = self._path(key)
+        try:
+            if not self._ready:
+                self._prepare()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            payload = json.dumps({"key": key, "findings": findings}, separators=(",", ":")).encode()
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(payload)
+                os.replace(tmp, path)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError:
+            pass
+
+    def _prepare(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        for name, text in (("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"
+                                            "# This directory is nanlint's cache (https://bford.info/cachedir/)\n"),
+                           (".gitignore", "# Automatically created by nanlint.\n*\n")):
+            marker = self.directory / name
+            if not marker.exists():
+                try:
+                    marker.write_text(text)
+                except OSError:
+                    pass
+        self._ready = True
+
+
+def encode(finding) -> dict:
+    """A Finding as JSON-able data, without its path (the entry is keyed by content)."""
+    out = {}
+    for f in dataclasses.fields(finding):
+        if f.name == "path":
+            continue
+        value = getattr(finding, f.name)
+        if f.name == "edits":
+            value = [[e.content, list(e.start), list(e.end)] for e in value]
+        elif isinstance(value, tuple):
+            value = list(value)
+        out[f.name] = value
+    return out
+
+
+def decode(data: dict, path: str, finding_cls, edit_cls):
+    """The Finding for ``path`` from :func:`encode`'s data (raises on a bad shape)."""
+    values = dict(data)
+    values["start"] = tuple(values["start"])
+    values["end"] = tuple(values["end"])
+    values["edits"] = [edit_cls(c, tuple(a), tuple(b)) for c, a, b in values["edits"]]
+    return finding_cls(path=path, **values)

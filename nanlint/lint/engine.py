@@ -1,0 +1,324 @@
+"""One file: parse, run the enabled rules, honour noqa, fix to a fixpoint."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import libcst as cst
+
+from nanlint.fix import fixes as fixes_mod
+from nanlint.lint import noqa as noqa_mod
+from nanlint.semantic.context import FileContext, RawFinding
+from nanlint.rules.base import Rule
+from nanlint.lint.site_filter import SiteFilter
+from nanlint.source.syntax import Checked, NestingTooDeep, parse, parse_error_message, precheck
+
+MAX_FIX_PASSES = 10
+PARSE_ERROR = ("NAN001", "parse-error")
+
+
+@dataclass
+class Edit:
+    content: str
+    start: tuple[int, int]  # (row, column), 1-based
+    end: tuple[int, int]
+
+
+@dataclass
+class Finding:
+    code: str
+    name: str
+    message: str
+    path: str
+    start: tuple[int, int]  # (row, column), 1-based like ruff
+    end: tuple[int, int]
+    fix_applicability: str | None = None
+    fix_message: str | None = None
+    edits: list[Edit] = field(default_factory=list)
+    snippet: str = ""  # the flagged source text (baseline fingerprints)
+    cell: int | None = None  # notebooks: the cell number (rows are then within the cell)
+
+    @property
+    def noqa_row(self) -> int:
+        return self.start[0]
+
+    def fixable(self, unsafe: bool) -> bool:
+        return bool(self.edits) and fixes_mod.allowed(self.fix_applicability or "", unsafe)
+
+    def sort_key(self):
+        return (self.path, self.cell or 0, self.start, self.code)
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    fixed: int = 0  # fixes applied
+    fixed_codes: dict[str, int] = field(default_factory=dict)  # code -> fixes applied
+    fixed_source: bytes | None = None  # new content when fixes changed it
+    error: str | None = None  # a one-line error (the file could not be read or fixed)
+    skipped: bool = False  # no enabled rule's triggers are in the file: it was not parsed with libcst
+    reduced: bool = False  # a large file of which only the statements that can hold a finding were parsed
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    if len(text) > 200:
+        text = text[:197] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def source_text(module: cst.Module, source: bytes | str) -> str:
+    """``module.code`` without regenerating it (libcst round-trips byte for byte)."""
+    if isinstance(source, str):
+        return source
+    try:
+        return source.decode(module.encoding)
+    except (LookupError, UnicodeDecodeError):
+        return module.code
+
+
+class Linter:
+    def __init__(self, rules: Sequence[Rule], settings: dict | None = None) -> None:
+        self.rules = list(rules)
+        self.settings = settings or {}
+        self.check_parse = any(r.code == PARSE_ERROR[0] for r in self.rules)
+        self.sites = SiteFilter([r for r in self.rules if r.code != PARSE_ERROR[0]], self.settings)
+
+    def cannot_report(self, checked: Checked, path: str | None = None) -> bool:
+        """True when no enabled rule can report in a source (:mod:`nanlint.lint.site_filter`)."""
+        return self.sites.cannot_report(checked, path)
+
+    def _reduced(self, checked: Checked, source: bytes) -> tuple[str, list[int]] | None:
+        return self.sites.reduced(checked, source)
+
+    # --- one pass ---------------------------------------------------------------
+    def run_rules(self, module: cst.Module, text: str, path: str) -> tuple[FileContext, list[RawFinding]]:
+        ctx = FileContext(module, path, self.settings)
+        crashes: list[str] = []
+        ctx.crashes = crashes  # type: ignore[attr-defined]
+        for rule in self.rules:
+            if rule.code == PARSE_ERROR[0] or not rule.wanted(text):
+                continue
+            ctx._rule = rule
+            before = len(ctx.findings)
+            try:
+                rule.check(ctx)
+            except RecursionError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - one rule's bug must not stop the others
+                del ctx.findings[before:]
+                crashes.append(f"{rule.code} crashed ({_one_line(exc)})")
+        ctx._rule = None
+        raw = self._drop_superseded(ctx, ctx.findings)
+        return ctx, noqa_mod.apply(ctx, raw, self.rules, text)
+
+    @staticmethod
+    def _drop_superseded(ctx: FileContext, raw: list[RawFinding]) -> list[RawFinding]:
+        superseding = [f for f in raw if f.rule.supersedes]
+        if not superseding:
+            return raw
+        out = []
+        for f in raw:
+            r = ctx.positions[f.node]
+            dropped = False
+            for g in superseding:
+                if f.code in g.rule.supersedes:
+                    s = ctx.positions[g.node]
+                    if (s.start.line, s.start.column) <= (r.start.line, r.start.column) and \
+                            (r.end.line, r.end.column) <= (s.end.line, s.end.column):
+                        dropped = True
+                        break
+            if not dropped:
+                out.append(f)
+        return out
+
+    def _to_finding(self, ctx: FileContext, f: RawFinding) -> Finding:
+        r = ctx.positions[f.node]
+        finding = Finding(f.code, f.name, f.message, ctx.path,
+                          (r.start.line, r.start.column + 1), (r.end.line, r.end.column + 1),
+                          snippet=ctx.module.code_for_node(f.node))
+        if f.fix is not None:
+            finding.fix_applicability = f.fix.applicability
+            finding.fix_message = f.fix.message
+            for old, new in f.fix.replacements:
+                p = ctx.positions[old]
+                content = ctx.module.code_for_node(fixes_mod.restyle(old, new))
+                finding.edits.append(Edit(content, (p.start.line, p.start.column + 1),
+                                          (p.end.line, p.end.column + 1)))
+            if f.fix.imports:
+                index = fixes_mod.import_insert_index(ctx.module)
+                if index < len(ctx.module.body):
+                    row = ctx.positions[ctx.module.body[index]].start.line
+                else:
+                    row = len(ctx.module.code.splitlines()) + 1
+                content = "".join(ctx.module.code_for_node(i.statement()) for i in f.fix.imports)
+                finding.edits.append(Edit(content, (row, 1), (row, 1)))
+        return finding
+
+    # --- public -----------------------------------------------------------------
+    def lint_source(self, source: bytes, path: str, site_filter: bool = True) -> FileResult:
+        """The findings of one file.  ``site_filter``: skip the libcst parse of a file
+        where no rule can report (:meth:`cannot_report`); off only to test that."""
+        if path.endswith(".ipynb"):
+            from nanlint.lint import notebook
+            try:
+                return notebook.lint(self, source, path)
+            except Exception as exc:  # noqa: BLE001 - a malformed notebook must not stop the run
+                return FileResult(path, error=f"{path}: cannot read notebook ({_one_line(exc)})")
+        result = FileResult(path)
+        checked = None
+        try:
+            checked = precheck(source)
+            if site_filter and self.cannot_report(checked, path):
+                result.skipped = True
+                return result
+            reduced = self._reduced(checked, source)
+            text = reduced[0] if reduced is not None else None
+            module = parse(text, None) if text is not None else parse(source, checked)
+        except Exception as exc:  # noqa: BLE001 - any parser failure is a finding
+            if checked is not None and checked.rejected is not None:
+                exc = checked.rejected  # CPython's error: one source for the message and the position
+            exc._source = source  # type: ignore[attr-defined]
+            directive = noqa_mod.file_directive(source)
+            if self.check_parse and not (directive and noqa_mod.matches(directive, *PARSE_ERROR)) \
+                    and directive != noqa_mod.ALL:
+                message, pos = parse_error_message(exc)
+                result.findings.append(Finding(*PARSE_ERROR, message, path, pos, pos))
+            return result
+        try:
+            ctx, raw = self.run_rules(module, text if text is not None else source_text(module, source), path)
+            result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
+            if reduced is not None:  # back to the file's lines; no fix on a partial tree
+                rows = reduced[1]
+                for f in result.findings:
+                    f.start, f.end = (rows[f.start[0] - 1], f.start[1]), (rows[f.end[0] - 1], f.end[1])
+                    f.edits = []
+                result.reduced = True
+        except RecursionError as exc:
+            result.findings = self._too_deep(source, path, exc)
+            return result
+        except Exception as exc:  # noqa: BLE001 - report, and lint the other files
+            result.findings = []
+            result.error = f"{path}: internal error, file not linted ({_one_line(exc)}); please report it"
+            return result
+        if ctx.crashes:  # type: ignore[attr-defined]
+            result.error = f"{path}: internal error, {'; '.join(ctx.crashes)}: " \
+                "those rules' findings in this file are missing; please report it"  # type: ignore[attr-defined]
+        return result
+
+    def _too_deep(self, source: bytes, path: str, exc: BaseException) -> list[Finding]:
+        if not self.check_parse:
+            return []
+        directive = noqa_mod.file_directive(source)
+        if directive == noqa_mod.ALL or (directive and noqa_mod.matches(directive, *PARSE_ERROR)):
+            return []
+        message, pos = parse_error_message(exc if isinstance(exc, NestingTooDeep) else RecursionError())
+        return [Finding(*PARSE_ERROR, message, path, pos, pos)]
+
+    def fix_source(self, source: bytes, path: str, unsafe: bool, site_filter: bool = True) -> FileResult:
+        """Apply fixes pass after pass until none applies; every pass must re-parse."""
+        if path.endswith(".ipynb"):
+            from nanlint.lint import notebook
+            try:
+                return notebook.fix(self, source, path, unsafe)
+            except Exception as exc:  # noqa: BLE001 - nothing is written
+                return FileResult(path, error=f"{path}: cannot read notebook ({_one_line(exc)}); left unchanged")
+        try:
+            checked = precheck(source)
+            if site_filter and self.cannot_report(checked, path):
+                return FileResult(path, skipped=True)
+            if self._reduced(checked, source) is not None:  # its tree would not hold the whole file
+                result = self.lint_source(source, path, site_filter)
+                if any(f.fix_applicability in (fixes_mod.SAFE, fixes_mod.UNSAFE) for f in result.findings):
+                    result.error = result.error or f"{path}: too large to fix ({len(source) // 1_000_000} MB): " \
+                        "linted, no fix applied"
+                return result
+            module = parse(source, checked)
+        except Exception:  # noqa: BLE001
+            return self.lint_source(source, path, site_filter)
+        try:
+            return self._fix_module(module, source, path, unsafe)
+        except Exception as exc:  # noqa: BLE001 - RecursionError included: nothing is written
+            result = self.lint_source(source, path)
+            if isinstance(exc, RecursionError) and result.findings and result.findings[0].code == PARSE_ERROR[0]:
+                return result
+            result.error = result.error or \
+                f"{path}: internal error while fixing ({_one_line(exc)}); file left unchanged, please report it"
+            return result
+
+    def _fix_module(self, module: cst.Module, source: bytes, path: str, unsafe: bool) -> FileResult:
+        applied = 0
+        lost = b""  # what libcst does not reproduce: a final bare CR (``x = 1\r``)
+        crashes: list[str] = []
+        applied_codes: dict[str, int] = {}
+        text = source_text(module, source)
+        for _ in range(MAX_FIX_PASSES):
+            ctx, raw = self.run_rules(module, text, path)
+            crashes.extend(c for c in ctx.crashes if c not in crashes)  # type: ignore[attr-defined]
+            chosen = self._non_overlapping(ctx, [f for f in raw if f.fix is not None
+                                                 and f.fix.applies_automatically
+                                                 and fixes_mod.allowed(f.fix.applicability, unsafe)])
+            if not chosen:
+                break
+            if applied == 0 and isinstance(source, bytes) and module.bytes != source:
+                generated = module.bytes
+                if source.startswith(generated) and not source[len(generated):].strip():
+                    lost = source[len(generated):]
+                else:
+                    result = self.lint_source(source, path)
+                    result.error = f"{path}: cannot fix: libcst does not reproduce this file byte for byte; " \
+                        "file left unchanged, please report it"
+                    return result
+            new_module = fixes_mod.apply(module, [f.fix for f in chosen])  # type: ignore[misc]
+            try:
+                new_bytes = new_module.bytes
+                reparsed = parse(new_bytes)
+            except Exception as exc:  # noqa: BLE001
+                codes = ", ".join(sorted({f.code for f in chosen}))
+                result = self.lint_source(source, path)
+                result.error = f"{path}: fix for {codes} produced code that does not parse " \
+                    f"({parse_error_message(exc)[0]}); file left unchanged, please report it"
+                return result
+            if reparsed.code == module.code:
+                break
+            module = reparsed
+            text = source_text(reparsed, new_bytes)
+            applied += len(chosen)
+            for f in chosen:
+                applied_codes[f.code] = applied_codes.get(f.code, 0) + 1
+        else:
+            result = self.lint_source(source, path)
+            codes = ", ".join(sorted({f.code for f in chosen}))
+            result.error = f"{path}: fixes for {codes} did not reach a fixpoint after {MAX_FIX_PASSES} passes; " \
+                "file left unchanged, please report it"
+            return result
+        # The last pass linted the final module: its findings are the result (no second lint).
+        result = FileResult(path)
+        result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
+        if applied:  # a file no fix changed is never rewritten (libcst may not round-trip a final bare CR)
+            final = module.bytes + lost
+            result.fixed = applied
+            result.fixed_codes = applied_codes
+            if final != source:
+                result.fixed_source = final
+        if crashes and result.error is None:
+            result.error = f"{path}: internal error, {'; '.join(crashes)}: " \
+                "those rules' findings and fixes in this file are missing; please report it"
+        return result
+
+    @staticmethod
+    def _non_overlapping(ctx: FileContext, candidates: list[RawFinding]) -> list[RawFinding]:
+        chosen: list[RawFinding] = []
+        taken: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        for f in candidates:
+            spans = []
+            for old, _ in f.fix.replacements:  # type: ignore[union-attr]
+                p = ctx.positions[old]
+                spans.append(((p.start.line, p.start.column), (p.end.line, p.end.column)))
+            if any(a[0] < b[1] and b[0] < a[1] for a in spans for b in taken):
+                continue
+            taken.extend(spans)
+            chosen.append(f)
+        return chosen

@@ -1,0 +1,317 @@
+"""Suppression comments: ``# noqa`` on a line, ``# nanlint: noqa`` for a file.
+
+* ``# noqa`` on a finding's first line silences every finding there; ``# noqa: NAN101``
+  or ``# noqa: log-softmax`` silences that rule (codes are shared with flake8/ruff: codes
+  that are not nanlint's are left alone).
+* ``# nanlint: noqa`` on a line of its own anywhere in a file skips the whole file;
+  ``# nanlint: noqa: NAN101, NAN102`` turns those rules off for the file.
+* ``--add-noqa`` (:func:`add_noqa`) writes ``# noqa: CODE`` on each finding's line.
+* ``NAN002 unused-noqa`` (opt-in) reports nanlint codes in a ``# noqa`` that suppress
+  nothing; :func:`apply` collects what each directive suppressed for it.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+import libcst as cst
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nanlint.semantic.context import FileContext, RawFinding
+    from nanlint.rules.base import Rule
+
+_CODES = r"[\w-]+(?:(?:[ \t]*,[ \t]*|[ \t]+)[\w-]+)*"
+_NOQA = re.compile(r"#\s*noqa(?::[ \t]*(?P<codes>" + _CODES + "))?", re.IGNORECASE)
+_FILE = re.compile(r"^[ \t]*#[ \t]*nanlint[ \t]*:[ \t]*noqa"
+                   r"(?:[ \t]*:[ \t]*(?P<codes>" + _CODES + r"))?[ \t]*\r?$",
+                   re.IGNORECASE | re.MULTILINE)
+NAN_CODE = re.compile(r"^NAN\d{3}$", re.IGNORECASE)
+
+
+def noqa_codes(line: str) -> set[str] | None:
+    """None: no noqa; empty set: a blanket ``# noqa``; else the codes/names listed (upper case)."""
+    m = _NOQA.search(line)
+    if m is None:
+        return None
+    codes = m.group("codes")
+    if not codes:
+        return set()
+    return {c.strip().upper() for c in re.split(r"[\s,]+", codes) if c.strip()}
+
+
+ALL = "ALL"
+
+
+def file_directive(text: str | bytes) -> set[str] | str | None:
+    """``ALL`` for ``# nanlint: noqa`` (skip the file), the set of codes for
+    ``# nanlint: noqa: CODE, ...``, None when the file has neither."""
+    if isinstance(text, bytes):
+        if b"nanlint" not in text.lower():
+            return None
+        text = text.decode("utf-8", "replace")
+    elif "nanlint" not in text.lower():
+        return None
+    codes: set[str] = set()
+    for m in _FILE.finditer(text):
+        if not m.group("codes"):
+            return ALL
+        codes.update(c.upper() for c in re.split(r"[\s,]+", m.group("codes")) if c)
+    return codes or None
+
+
+def matches(codes: Iterable[str], code: str, name: str) -> bool:
+    codes = set(codes)
+    return code.upper() in codes or name.upper() in codes
+
+
+# --- line directives, as libcst comments ---------------------------------------------------
+@dataclass(eq=False)
+class Directive:
+    row: int
+    comment: cst.Comment
+    parent: cst.CSTNode  # the TrailingWhitespace or EmptyLine holding the comment
+    codes: list[str] | None  # None: blanket; else the codes as written
+    span: tuple[int, int]  # the ``# noqa...`` part within comment.value
+    used: set[str] = field(default_factory=set)  # upper-case codes that suppressed a finding
+
+    @property
+    def blanket(self) -> bool:
+        return self.codes is None
+
+    def suppresses(self, code: str, name: str) -> str | None:
+        """The code as written that suppresses (code, name), '' for a blanket noqa, or None."""
+        if self.codes is None:
+            return ""
+        for c in self.codes:
+            if c.upper() in (code.upper(), name.upper()):
+                return c
+        return None
+
+
+def directives(ctx: "FileContext") -> dict[int, Directive]:
+    """Row -> the ``# noqa`` comment on it (real comments only, never text in a string)."""
+    positions = ctx.positions  # computed once per file anyway (findings need it): no second tree walk
+    found = [(node.comment, node) for node in positions
+             if isinstance(node, (cst.TrailingWhitespace, cst.EmptyLine)) and node.comment is not None
+             and "noqa" in node.comment.value.lower()]
+    out: dict[int, Directive] = {}
+    for comment, parent in found:
+        m = _NOQA.search(comment.value)
+        if m is None or _FILE.match(comment.value):
+            continue
+        row = ctx.positions[comment].start.line
+        codes = None
+        if m.group("codes"):
+            codes = [c for c in re.split(r"[\s,]+", m.group("codes")) if c]
+        out[row] = Directive(row, comment, parent, codes, m.span())
+    return out
+
+
+def apply(ctx: "FileContext", raw: Sequence["RawFinding"], rules: Sequence["Rule"], text: str) -> list["RawFinding"]:
+    """The findings that no directive silences; rules with a ``check_noqa(ctx, directives)``
+    hook (NAN002) are then run with what each directive suppressed."""
+    file_codes = file_directive(text)
+    if file_codes == ALL:
+        return []
+    hooks = [r for r in rules if hasattr(r, "check_noqa")]
+    if file_codes:
+        raw = [f for f in raw if not matches(file_codes, f.code, f.name)]
+        hooks = [r for r in hooks if not matches(file_codes, r.code, r.name)]
+    if "noqa" not in text.lower() or (not raw and not hooks):
+        return list(raw)
+    found = directives(ctx)
+    kept = []
+    for f in raw:
+        d = found.get(ctx.positions[f.node].start.line)
+        written = d.suppresses(f.code, f.name) if d is not None else None
+        if written is None:
+            kept.append(f)
+        else:
+            d.used.add(written.upper())  # type: ignore[union-attr]
+    ctx.enabled_rules = rules  # type: ignore[attr-defined]
+    for rule in hooks:
+        before = len(ctx.findings)
+        ctx._rule = rule
+        rule.check_noqa(ctx, list(found.values()))  # type: ignore[attr-defined]
+        ctx._rule = None
+        for f in ctx.findings[before:]:
+            d = found.get(ctx.positions[f.node].start.line)
+            if d is None or d.suppresses(f.code, f.name) is None:
+                kept.append(f)
+    return kept
+
+
+# --- --add-noqa ----------------------------------------------------------------------------
+@dataclass
+class AddResult:
+    source: str
+    added: int = 0  # lines that got a new or extended directive
+    skipped: list[tuple[int, str]] = field(default_factory=list)  # (row, why)
+
+
+def _unsafe_rows(text: str) -> dict[int, str]:
+    """Rows where a comment cannot go at the end of the line: the line ends inside a
+    multi-line string (or f-string), or with a backslash continuation."""
+    out: dict[int, str] = {}
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return {0: "does not tokenize"}
+    for tok in tokens:
+        if tok.type in (tokenize.NL, tokenize.NEWLINE):
+            continue
+        for row in range(tok.start[0], tok.end[0]):
+            out.setdefault(row, "inside a multi-line string")
+    lines = text.splitlines()
+    for row, line in enumerate(lines, 1):
+        if line.endswith("\\") and row not in out:
+            out[row] = "ends with a backslash continuation"
+    return out
+
+
+def add_noqa(text: str, rows: dict[int, list[str]], scan: str | None = None) -> AddResult:
+    """``text`` with ``# noqa: CODES`` on each row of ``rows`` (row -> codes), merged into an
+    existing ``# noqa: ...`` without duplicates; the rest of each line is kept byte for byte.
+    ``scan`` is the text to tokenize when ``text`` is not plain Python (a notebook cell
+    with its IPython lines masked, line for line)."""
+    scan = text if scan is None else scan
+    unsafe = _unsafe_rows(scan)
+    if 0 in unsafe:
+        return AddResult(text, 0, [(row, unsafe[0]) for row in sorted(rows)])
+    comment_at = _comment_columns(scan)
+    lines = text.splitlines(keepends=True)
+    result = AddResult(text)
+    for row in sorted(rows):
+        if not 0 < row <= len(lines):
+            result.skipped.append((row, "no such line"))
+            continue
+        if row in unsafe:
+            result.skipped.append((row, unsafe[row]))
+            continue
+        line = lines[row - 1]
+        body = line.rstrip("\r\n")
+        ending = line[len(body):]
+        col = comment_at.get(row)
+        wanted = list(dict.fromkeys(rows[row]))
+        if col is not None:
+            comment = body[col:]
+            m = _NOQA.search(comment)
+            if m is not None:
+                if not m.group("codes"):
+                    continue  # a blanket noqa already silences everything
+                have = {c.upper() for c in re.split(r"[\s,]+", m.group("codes")) if c}
+                missing = [c for c in wanted if c.upper() not in have]
+                if not missing:
+                    continue
+                end = col + m.end("codes")
+                body = body[:end] + ", " + ", ".join(missing) + body[end:]
+                lines[row - 1] = body + ending
+                result.added += 1
+                continue
+        if not body.strip() or body.endswith(("  ", "\t")):
+            sep = ""
+        else:
+            sep = " " if body.endswith(" ") else "  "
+        lines[row - 1] = body + sep + "# noqa: " + ", ".join(wanted) + ending
+        result.added += 1
+    result.source = "".join(lines)
+    return result
+
+
+def _comment_columns(text: str) -> dict[int, int]:
+    out: dict[int, int] = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                out[tok.start[0]] = tok.start[1]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass
+    return out
+
+
+# --- --add-noqa over files -------------------------------------------------------------------
+@dataclass
+class FilesResult:
+    added: int = 0
+    files: int = 0
+    skipped: list[str] = field(default_factory=list)  # "path:row: why"
+    errors: list[str] = field(default_factory=list)
+
+
+def add_noqa_files(findings) -> FilesResult:
+    """Write ``# noqa: CODE`` on the line of every finding (not parse errors)."""
+    from pathlib import Path
+
+    from nanlint.lint.writer import read, write_atomic
+
+    by_file: dict[str, dict] = {}
+    for f in findings:
+        if f.code == "NAN001":
+            continue
+        by_file.setdefault(f.path, {}).setdefault(f.cell, {}).setdefault(f.noqa_row, []).append(f.code)
+    out = FilesResult()
+    for path, by_cell in sorted(by_file.items()):
+        try:
+            original = read(Path(path))
+        except OSError as exc:
+            out.errors.append(f"{path}: cannot read: {exc.strerror or exc}")
+            continue
+        if path.endswith(".ipynb"):
+            data, added, skipped = _add_to_notebook(original, by_cell)
+            skipped = [f"{path}:cell {c}:line {r}: {why}" for c, r, why in skipped]
+        else:
+            data, added, skipped = _add_to_python(original, by_cell.get(None, {}))
+            skipped = [f"{path}:{r}: {why}" for r, why in skipped]
+        out.skipped += skipped
+        if data is None:
+            continue
+        if data != original:
+            error = write_atomic(Path(path), data, original)
+            if error:
+                out.errors.append(error)
+                continue
+            out.added += added
+            out.files += 1
+    return out
+
+
+def _add_to_python(original: bytes, rows):
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(original).readline)
+    try:
+        text = original.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        return None, 0, [(r, "cannot decode the file") for r in sorted(rows)]
+    result = add_noqa(text, rows)
+    return result.source.encode(encoding), result.added, result.skipped
+
+
+def _add_to_notebook(original: bytes, by_cell):
+    import json
+
+    from nanlint.lint import notebook
+
+    try:
+        layout = notebook.json_layout(original)
+        nb = notebook.load(original)
+    except (notebook.NotebookError, ValueError) as exc:
+        return None, 0, [(c, r, f"notebook not written: {exc}") for c in by_cell for r in by_cell[c]]
+    data = json.loads(original.decode("utf-8-sig"))
+    cells = {c.number: c for c in nb.cells}
+    added, skipped = 0, []
+    for number, rows in sorted(by_cell.items(), key=lambda kv: kv[0] or 0):
+        cell = cells.get(number)
+        if cell is None:
+            skipped += [(number, r, "no such code cell") for r in rows]
+            continue
+        result = add_noqa(cell.text, rows, scan=cell.lint_text)
+        skipped += [(number, r, why) for r, why in result.skipped]
+        if result.source != cell.text:
+            raw = data["cells"][cell.index]
+            raw["source"] = result.source.splitlines(keepends=True) if isinstance(raw.get("source"), list) \
+                else result.source
+            added += result.added
+    return (layout(data) if added else original), added, skipped

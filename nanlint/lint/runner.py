@@ -1,0 +1,321 @@
+"""Lint (and fix) a list of files: cache, prefilter, then parse in parallel.
+
+For each file, in the calling process:
+
+1. read it;
+2. **cache** (:mod:`nanlint.lint.cache`): when an entry exists for (this file's
+   linter, these bytes), its findings are the result -- in fix mode only when
+   none of them is fixable (else the file is fixed for real);
+3. the rest is **prefiltered** and linted, in worker processes when there are
+   enough of them (``jobs``), serially otherwise.
+
+The prefilter decides without parsing whether a file can have a finding; it
+never hides one (``tests/test_speed.py`` compares prefiltered and unfiltered
+runs).  A file is parsed with libcst and linted when
+
+* it mentions a framework root (``tensorflow``, ``keras``, ``torch``, ``jax``,
+  ``optax``...) as a word anywhere in its text -- a framework op can only resolve
+  through an import that names its root.  This gate is on only when every enabled
+  rule (but NAN001) is about framework code (a non-empty ``Rule.frameworks``;
+  NAN002 unused-noqa, for one, is not);
+* and some enabled rule wants its text (``Rule.wanted``: the rule's ``needs``).
+
+Every other file gets a syntax check instead, with CPython's own parser
+(``compile(..., PyCF_ONLY_AST)``, ~5x cheaper than libcst's), when NAN001 is
+enabled: if CPython rejects it, it goes through the full lint, so a file that
+does not parse -- a Python 2 TensorFlow script, a syntax error in a utility
+module -- is reported as NAN001 exactly as without the prefilter.  (A file that
+CPython accepts and libcst rejects would be reported only without the
+prefilter; none such is known.)  Notebooks are never prefiltered.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from nanlint.lint import cache as cache_mod
+from nanlint.lint.engine import Edit, FileResult, Finding, Linter, precheck
+from nanlint.lint.writer import read, write_atomic
+
+LINT, CHECK, SKIP = "lint", "check-parse", "skip"
+FULL = "full"  # lint without any prefilter (``--no-prefilter``: for testing the prefilters)
+# Worker processes pay off from a few files and ~1,500 lines of work (their start
+# costs ~20 ms each with fork; a 1,000-line file takes ~0.2 s to parse and lint).
+MIN_PARALLEL = 2
+MIN_PARALLEL_BYTES = 60_000
+_UTF16_32_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class Prefilter:
+    """Whether a file can have a finding under one linter, from its raw bytes."""
+
+    def __init__(self, linter: Linter) -> None:
+        from nanlint.vocabulary import frameworks as fw_registry
+
+        self.rules = [r for r in linter.rules if r.code != "NAN001"]
+        self.check_parse = linter.check_parse
+        self.framework_gate = bool(self.rules) and all(r.frameworks for r in self.rules)
+        roots = set(fw_registry.roots())
+        roots |= {name.split(".")[0] for name in fw_registry.function_table()}
+        self.framework_word = re.compile(r"\b(?:%s)\b" % "|".join(sorted(map(re.escape, roots))))
+        # needs are matched on the bytes decoded as UTF-8 with undecodable bytes
+        # escaped: every ASCII needle is found exactly as in the decoded source
+        self.ascii_needs = all(n.isascii() for r in self.rules for n in r.needs)
+
+    def decide(self, path: str, source: bytes) -> str:
+        if path.endswith(".ipynb") or not self.ascii_needs or source.startswith(_UTF16_32_BOMS):
+            return LINT
+        text = source.decode("utf-8", "surrogateescape")
+        if self.framework_gate and self.framework_word.search(text) is None:
+            return CHECK if self.check_parse else SKIP
+        for rule in self.rules:
+            if rule.wanted(text):
+                return LINT
+        return CHECK if self.check_parse else SKIP
+
+
+def _compiles(source: bytes) -> bool:
+    """Whether CPython decodes and parses ``source`` (else it goes through the full lint)."""
+    try:
+        return precheck(source).tree is not None
+    except BaseException:  # noqa: BLE001 - SyntaxError, UnicodeDecodeError, NestingTooDeep, MemoryError...
+        return False
+
+
+def process_source(path: Path, source: bytes, linter: Linter, fix: bool, unsafe: bool, write: bool,
+                   verdict: str = LINT) -> FileResult:
+    """Lint or fix one file whose bytes are ``source``; ``verdict`` is the prefilter's."""
+    name = str(path)
+    if verdict == SKIP or (verdict == CHECK and _compiles(source)):
+        return FileResult(name, skipped=True)
+    sites = verdict != FULL
+    if fix:
+        result = linter.fix_source(source, name, unsafe, sites)
+        if write and result.fixed_source is not None:
+            error = write_atomic(path, result.fixed_source, source)
+            if error is not None:
+                result = linter.lint_source(source, name, sites)
+                result.error = error
+    else:
+        result = linter.lint_source(source, name, sites)
+    return result
+
+
+def process(path: Path, linter: Linter, fix: bool, unsafe: bool, write: bool) -> tuple[FileResult, bytes | None]:
+    """Lint or fix one file. Returns the result and the original bytes (None when unreadable)."""
+    try:
+        source = read(path)
+    except OSError as exc:
+        return FileResult(str(path), error=f"{path}: cannot read: {exc.strerror or exc}"), None
+    return process_source(path, source, linter, fix, unsafe, write), source
+
+
+@dataclass
+class Stats:
+    """What one run did, for ``--statistics``-like reporting and the benchmark."""
+
+    files: int = 0
+    cached: int = 0
+    prefiltered: int = 0  # decided without a libcst parse
+    parsed: int = 0
+    jobs: int = 1
+
+
+# --- worker processes ------------------------------------------------------------------
+# The work is set up in the parent and inherited by forked workers, which are
+# sent only indices and send back results.
+_WORK: list[tuple[Path, bytes, Linter, str]] = []
+_MODE: tuple[bool, bool, bool] = (False, False, False)
+
+
+def _worker_init() -> None:
+    from nanlint.source import walk
+
+    gc.freeze()  # the inherited objects are never garbage: keep collections from scanning them
+    walk.FREEZE_TREES = True
+
+
+def _work(k: int) -> tuple[int, FileResult]:
+    path, source, linter, verdict = _WORK[k]
+    fix, unsafe, write = _MODE
+    return k, process_source(path, source, linter, fix, unsafe, write, verdict)
+
+
+def _run_parallel(order: list[int], jobs: int) -> dict[int, FileResult]:
+    """Results by index.  A worker that dies (a crash in native code) does not hang
+    or lose the run: the files it left are retried one per fresh worker, and the
+    file that kills its worker again is reported as an error, left unchanged."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    context = multiprocessing.get_context("fork")
+    out: dict[int, FileResult] = {}
+    try:
+        with ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_init) as pool:
+            for future in as_completed([pool.submit(_work, k) for k in order]):
+                k, result = future.result()
+                out[k] = result
+    except BrokenProcessPool:
+        for k in order:
+            if k in out:
+                continue
+            try:
+                with ProcessPoolExecutor(1, mp_context=context, initializer=_worker_init) as one:
+                    out[k] = one.submit(_work, k).result()[1]
+            except BrokenProcessPool:
+                path = _WORK[k][0]
+                out[k] = FileResult(str(path), error=f"{path}: the linting process died on this file "
+                                                     f"(a crash in native code?); file left unchanged")
+    return out
+
+
+def _memoized(fn):
+    """``fn`` with the project-modules lookups remembered for its duration (one run)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        from nanlint.semantic import modules
+
+        with modules.run_memo():
+            return fn(*args, **kwargs)
+    return wrapper
+
+
+@_memoized
+def run(files: Sequence[Path], linter_for: Callable[[Path], Linter], fix: bool, unsafe: bool,
+        write: bool, jobs: int | None = None, cache: "cache_mod.Cache | None" = None,
+        prefilter: bool = True, cache_extra: str = "",
+        stats: Stats | None = None) -> list[tuple[FileResult, bytes | None]]:
+    """Results in the order of ``files``: (result, the original bytes or None when unreadable).
+
+    ``jobs``: worker processes (None or 0: one per core); ``cache``: look up and
+    store results; ``prefilter``: decide without parsing where possible;
+    ``cache_extra``: more text for the cache key (the contents of the files
+    the configuration comes from)."""
+    global _WORK, _MODE
+    stats = stats if stats is not None else Stats()
+    stats.files = len(files)
+    results: list[tuple[FileResult, bytes | None] | None] = [None] * len(files)
+    prefilters: dict[int, Prefilter] = {}
+    fingerprints: dict[int, str] = {}
+    keys: dict[int, str] = {}
+    work: list[tuple[Path, bytes, Linter, str]] = []
+    index: list[int] = []  # work item -> file index
+    for i, path in enumerate(files):
+        try:
+            source = read(path)
+        except OSError as exc:
+            results[i] = (FileResult(str(path), error=f"{path}: cannot read: {exc.strerror or exc}"), None)
+            continue
+        linter = linter_for(path)
+        if cache is not None:
+            fp = fingerprints.get(id(linter))
+            if fp is None:
+                fp = fingerprints[id(linter)] = cache_mod.linter_fingerprint(
+                    [r.code for r in linter.rules], linter.settings, cache_extra)
+            deps = _dependencies(path, source, linter)
+            key = keys[i] = cache.key(fp + _kind(path) + deps, source)
+            hit = _from_cache(cache, key, str(path), fix, unsafe)
+            if hit is not None:
+                stats.cached += 1
+                results[i] = (hit, source)
+                continue
+        verdict = LINT if prefilter else FULL
+        if prefilter:
+            pf = prefilters.get(id(linter))
+            if pf is None:
+                pf = prefilters[id(linter)] = Prefilter(linter)
+            verdict = pf.decide(str(path), source)
+        if verdict == SKIP:
+            stats.prefiltered += 1
+            results[i] = (FileResult(str(path)), source)
+            _store(cache, keys.get(i), results[i][0])
+            continue
+        index.append(i)
+        work.append((path, source, linter, verdict))
+
+    jobs = default_jobs() if jobs is None or jobs <= 0 else jobs
+    jobs = min(jobs, len(work))
+    if jobs > 1 and len(work) >= MIN_PARALLEL and sum(len(item[1]) for item in work) >= MIN_PARALLEL_BYTES \
+            and "fork" in _start_methods():
+        stats.jobs = jobs
+        _WORK, _MODE = work, (fix, unsafe, write)
+        try:  # biggest first, so that the pool's last tasks are small ones
+            done = _run_parallel(sorted(range(len(work)), key=lambda k: -len(work[k][1])), jobs)
+        finally:
+            _WORK = []
+    else:
+        done = {k: process_source(path, source, linter, fix, unsafe, write, verdict)
+                for k, (path, source, linter, verdict) in enumerate(work)}
+    for k, i in enumerate(index):
+        path, source, linter, verdict = work[k]
+        result = done[k]
+        if not result.skipped:
+            stats.parsed += 1
+        else:
+            stats.prefiltered += 1
+        results[i] = (result, source)
+        if cache is not None and result.error is None:
+            if result.fixed_source is None:
+                _store(cache, keys[i], result)
+            elif write:  # the findings are those of the fixed content, now on disk
+                _store(cache, cache.key(fingerprints[id(linter)] + _kind(path) + _dependencies(path, source, linter),
+                                        result.fixed_source), result)
+    return results  # type: ignore[return-value]
+
+
+def _dependencies(path: Path, source: bytes, linter: Linter) -> str:
+    """A digest of the project modules ``path`` imports (:mod:`nanlint.semantic.modules`): a
+    value may come from them, so their contents are part of the cache key."""
+    if b"import" not in source:
+        return ""
+    from nanlint.semantic import modules
+
+    text = source.decode("utf-8", "replace")
+    deps = modules.dependencies(Path(path), text, modules.extra_roots(linter.settings))
+    return ":" + modules.digest(deps) if deps else ""
+
+
+def _kind(path: Path) -> str:
+    return ":ipynb" if str(path).endswith(".ipynb") else ""
+
+
+def _store(cache: "cache_mod.Cache | None", key: str | None, result: FileResult) -> None:
+    if cache is not None and key is not None:
+        cache.put(key, [cache_mod.encode(f) for f in result.findings])
+
+
+def _start_methods() -> list[str]:
+    if sys.platform != "linux":  # fork is unsafe with macOS system libraries
+        return []
+    import multiprocessing
+
+    return multiprocessing.get_all_start_methods()
+
+
+def _from_cache(cache: "cache_mod.Cache", key: str, path: str, fix: bool, unsafe: bool) -> FileResult | None:
+    data = cache.get(key)
+    if data is None:
+        return None
+    try:
+        findings = [cache_mod.decode(d, path, Finding, Edit) for d in data]
+    except (KeyError, TypeError, ValueError):
+        return None
+    if fix and any(f.fixable(unsafe) for f in findings):
+        return None  # fix it for real
+    return FileResult(path, findings=findings)

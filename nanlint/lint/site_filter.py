@@ -1,0 +1,140 @@
+"""The site filter: whether a file can hold a finding of an enabled rule, decided
+without libcst.
+
+A rule names the ops it starts from (``Rule.triggers``) and, when those are common,
+the shapes it needs (``Rule.site``); :mod:`nanlint.analysis.gates.sites` reads which ops a file's
+names resolve to, counting the value sources of the project modules it imports (a
+value may come from them: their texts' names first, their trees only while those
+could decide).  A file where no rule can report is not parsed with libcst.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from nanlint.source import chunks as _chunks
+from nanlint.vocabulary.ops import VALUE_SOURCES, with_implying
+from nanlint.rules.base import Rule
+from nanlint.source.syntax import precheck
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nanlint.source.syntax import Checked
+
+_DEP_OPS: dict[tuple, frozenset[str]] = {}  # ops of imported project modules, per process
+
+
+class SiteFilter:
+    def __init__(self, rules: Sequence[Rule], settings: dict) -> None:
+        self.settings = settings
+        # rules whose Rule.site is their own go last: it is asked only when no other rule can report
+        self._site_rules = sorted(rules, key=lambda r: type(r).site is not Rule.site)
+        # every op and site key some rule's triggers name; None: a rule may report anywhere
+        self.wanted = None if any(r.triggers is None for r in self._site_rules) else \
+            frozenset(k for r in self._site_rules for group in r.triggers  # type: ignore[union-attr]
+                      for k in with_implying(group))
+
+    def cannot_report(self, checked: Checked, path: str | None = None) -> bool:
+        """True when no enabled rule can report in a source (whose :func:`precheck` is
+        ``checked``): it lacks some group of every rule's triggers (:mod:`nanlint.analysis.gates.sites`),
+        counting the ops of the project modules it imports (a value may come from them),
+        so it need not be parsed with libcst."""
+        from nanlint.semantic import modules
+        from nanlint.analysis.gates import sites
+
+        if checked.tree is None or self.wanted is None:
+            return False
+        where = Path(path) if path and not path.startswith("<") else None
+        rules = [r for r in self._site_rules if r.wanted(checked.text)]  # as run_rules skips them
+        if not rules:
+            return True
+        shaped: dict[str, bool] = {}  # rule code -> Rule.site, asked once its triggers are there
+        deps: list[tuple[Path, frozenset[str]]] = []  # imported project modules, the ops their names spell
+        listed: list[bool] = []  # whether deps was filled
+
+        def site(rule: Rule) -> bool:
+            if rule.code not in shaped:  # a large file's skeleton has no calls to read: yes
+                shaped[rule.code] = isinstance(checked.tree, _chunks.Skeleton) or rule.site(
+                    checked.tree, checked.text, where, modules.extra_roots(self.settings))
+            return shaped[rule.code]
+
+        def may(present: frozenset[str]) -> bool:
+            return any(rule.can_report(present) and site(rule) for rule in rules)
+
+        def enough(present: frozenset[str]) -> bool:
+            if may(present):
+                return True
+            if not may(present | VALUE_SOURCES):
+                return False  # no value an imported module can give would make it enough
+            # the imported modules: the names in their texts bound what their trees can
+            # hold; a tree is built only while those bounds could still decide
+            if not listed:
+                listed.append(True)
+                deps.extend((d, self._dep_ops(d, exact=False)) for d in self._dependencies(checked, path))
+            loose = [ops for _, ops in deps]
+            if not may(present.union(*loose)):
+                return False
+            found: set[str] = set()
+            for i, (dep, ops) in enumerate(deps):
+                if ops:
+                    found |= self._dep_ops(dep, exact=True)
+                    if may(present | found):
+                        return True
+                    if not may(present.union(found, *loose[i + 1:])):
+                        return False
+            return False
+        return not enough(sites.scan(checked.tree, checked.text, self.wanted, enough))
+
+    def reduced(self, checked: Checked, source: bytes) -> tuple[str, list[int]] | None:
+        """A large file's text with only the statements that can hold a finding
+        (:mod:`nanlint.source.large`), or None to parse it whole."""
+        from nanlint.source import large
+        from nanlint.analysis.gates import sites
+
+        if len(source) <= large.LARGE or checked.tree is None or self.wanted is None:
+            return None
+        return large.reduce(checked.tree, checked.text, sites.last_names(self._reporting(checked.text)))
+
+    def _reporting(self, text: str) -> frozenset[str]:
+        """The trigger ops of the rules that can report in ``text``, judged by the names in
+        it (and ``/``, ``**``; never fewer than a scan finds): a rule missing a group of its
+        triggers keeps no statement of a large file (a relu chain with no division is no
+        NAN108's)."""
+        from nanlint.analysis.gates import sites
+
+        present = sites.scan(None, text, self.wanted, lambda p: False) | \
+            ({sites.SLASH} if "/" in text else set()) | ({sites.POW_HALF} if "**" in text else set())
+        return frozenset(k for r in self._site_rules if r.wanted(text) and r.can_report(present | VALUE_SOURCES)
+                         for group in r.triggers for k in with_implying(group))  # type: ignore[union-attr]
+
+    def _dep_ops(self, dep: Path, exact: bool) -> frozenset[str]:
+        """The value-source ops an imported project module can hold: read from its tree
+        when ``exact``, else from the names in its text alone (more, never fewer; no
+        tree is built).  Remembered per process."""
+        from nanlint.analysis.gates import sites
+
+        try:
+            st = dep.stat()
+        except OSError:
+            return frozenset()
+        key = (str(dep), st.st_mtime_ns, st.st_size, self.wanted, exact)
+        if key not in _DEP_OPS:
+            try:
+                if exact:
+                    dep_checked = precheck(dep.read_bytes())
+                    ops = sites.scan(dep_checked.tree, dep_checked.text, self.wanted, lambda p: True) \
+                        if dep_checked.tree is not None else frozenset()
+                else:  # the first, text-only step of a scan
+                    text = dep.read_bytes().decode("utf-8", "replace")
+                    ops = sites.scan(None, text, self.wanted, lambda p: False)  # type: ignore[arg-type]
+                _DEP_OPS[key] = ops & VALUE_SOURCES
+            except Exception:  # noqa: BLE001 - an unreadable or broken module gives nothing
+                _DEP_OPS[key] = frozenset()
+        return _DEP_OPS[key]
+
+    def _dependencies(self, checked: Checked, path: str | None) -> list[Path]:
+        from nanlint.semantic import modules
+
+        if not path or path.startswith("<") or "import" not in checked.text:
+            return []
+        return list(modules.dependencies(Path(path), checked.text, modules.extra_roots(self.settings)))

@@ -1,0 +1,100 @@
+"""The rule base class and the registry.
+
+A rule is one module in ``nanlint/rules/`` defining a :class:`Rule` subclass;
+the registry finds it by discovery (no hand-kept list).  A rule speaks of
+canonical ops through :class:`nanlint.semantic.context.FileContext` and never of a
+framework's spelling.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import lru_cache
+from typing import TYPE_CHECKING, ClassVar
+
+from nanlint.semantic.context import FileContext
+from nanlint.vocabulary.ops import with_implying
+
+if TYPE_CHECKING:
+    import ast
+    from pathlib import Path
+
+ALL_FRAMEWORKS = ("tensorflow", "keras", "torch", "jax")
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]  # one line, for ``nanlint rule --all``
+    fix: ClassVar[str | None] = None  # best applicability the rule offers: safe/unsafe/display-only
+    default: ClassVar[bool] = True  # False: opt-in (enabled only when selected)
+    frameworks: ClassVar[tuple[str, ...]] = ALL_FRAMEWORKS
+    supersedes: ClassVar[tuple[str, ...]] = ()  # codes whose findings inside ours are dropped
+    # Prefilter: the file is skipped unless its source contains one of these
+    # strings (all must be satisfied when ``needs_all`` is set); empty: always run.
+    needs: ClassVar[tuple[str, ...]] = ()
+    needs_all: ClassVar[bool] = False
+    # Sites: the rule can report only in a file that, for each group, contains one of
+    # its canonical ops (a name resolving to it, or a tensor method) or site keys
+    # (``nanlint.analysis.gates.sites.POW_HALF``); other files are not parsed with libcst.  None: the
+    # rule may report in any file.  Every way ``check`` starts (``ctx.calls(...)``, the
+    # binops it reads, what ``op_of`` must find) must be in a group, or a finding is lost.
+    triggers: ClassVar[tuple[frozenset[str], ...] | None] = None
+
+    def check(self, ctx: FileContext) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def site(self, tree: ast.Module, text: str, path: Path | None = None, extra: tuple[str, ...] = ()) -> bool:
+        """Whether a file (CPython's ``tree`` of ``text``) that has the rule's triggers can
+        hold a finding: an over-approximation of ``check`` on the syntax alone
+        (:mod:`nanlint.analysis.gates.syntax_sites`), asked by the site filter only when it decides
+        whether the file is parsed with libcst.  Rules whose triggers are common ops and
+        whose findings need one shape of their arguments override it.  ``path`` (None for
+        a source without a file) and the configuration's ``extra`` roots locate the
+        project modules the file imports."""
+        return True
+
+    def wanted(self, text: str) -> bool:
+        if not self.needs:
+            return True
+        hits = (needle in text for needle in self.needs)
+        return all(hits) if self.needs_all else any(hits)
+
+    def can_report(self, present: frozenset[str]) -> bool:
+        """Whether a file that contains (only) ``present`` can have a finding of this rule."""
+        return self.triggers is None or all(not with_implying(group).isdisjoint(present) for group in self.triggers)
+
+    def __repr__(self) -> str:
+        return f"<{self.code} {self.name}>"
+
+
+@lru_cache(maxsize=None)
+def all_rules() -> tuple[Rule, ...]:
+    from nanlint import rules as package
+
+    found: dict[str, Rule] = {}
+    names: set[str] = set()
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for obj in vars(module).values():
+            if isinstance(obj, type) and issubclass(obj, Rule) and obj is not Rule \
+                    and obj.__module__ == module.__name__ and "code" in vars(obj):
+                rule = obj()
+                if rule.code in found or rule.name in names:
+                    raise RuntimeError(f"duplicate rule {rule.code} {rule.name}")
+                found[rule.code] = rule
+                names.add(rule.name)
+    return tuple(sorted(found.values(), key=lambda r: r.code))
+
+
+def by_code() -> dict[str, Rule]:
+    return {r.code: r for r in all_rules()}
+
+
+def find(code_or_name: str) -> Rule | None:
+    key = code_or_name.strip()
+    for r in all_rules():
+        if r.code.upper() == key.upper() or r.name == key.lower():
+            return r
+    return None

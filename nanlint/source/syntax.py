@@ -1,0 +1,242 @@
+"""CPython's syntax check of a file, and the libcst parse after it.
+
+:func:`precheck` decodes a source and compiles it with CPython's parser (a large
+file chunk by chunk, :mod:`nanlint.source.chunks`); :func:`parse` parses it with libcst
+once its nesting is within what libcst can take; :func:`parse_error_message` words
+either parser's error as a NAN001 finding.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from typing import NamedTuple
+
+import libcst as cst
+
+from nanlint.source import chunks as _chunks
+from nanlint.source import large as _large
+
+MAX_DEPTH = 1000  # expression nesting nanlint analyses (CPython itself stops near 3000)
+_PYCF_ONLY_AST = 0x400
+_MAX_BRACKETS = 200  # CPython's limit on nested brackets; libcst's native parser overflows its stack far past it
+
+
+class NestingTooDeep(Exception):
+    """The source is nested too deeply to analyse; reported as NAN001."""
+
+
+class Checked(NamedTuple):
+    """What :func:`precheck` learnt of a source."""
+
+    tree: ast.Module | None  # CPython's tree; None when CPython rejected the source
+    rejected: SyntaxError | None  # why (it may be syntax newer than this interpreter)
+    text: str  # the decoded source
+
+
+def precheck(source: bytes | str) -> Checked:
+    """Decode ``source`` and parse it with CPython's parser.
+
+    CPython's parser goes first: it is cheap, it fails safely where libcst's native
+    parser would overflow the C stack (brackets nested thousands deep kill the
+    process) or take minutes (chains nested thousands deep), and it rejects what
+    libcst accepts but no Python 3 runs (``except E, e:``).  Syntax newer than the
+    running interpreter (PEP 695 ``type``/generics, PEP 701 f-strings) is rejected
+    here and still accepted by :func:`parse` when libcst parses it.  Raises
+    SyntaxError, UnicodeDecodeError (CPython lets undecodable bytes in comments
+    through; Python refuses to run them) or NestingTooDeep when the file cannot be
+    analysed at all."""
+    import warnings
+
+    if isinstance(source, str):
+        text = source
+    else:
+        import io
+        import tokenize
+
+        text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0])
+    try:
+        with warnings.catch_warnings():  # "invalid escape sequence" and the like: not ours to print
+            warnings.simplefilter("ignore")
+            if len(source) > _large.LARGE:  # never the whole file's tree: chunk by chunk (nanlint.source.chunks)
+                tree = _chunks.compile_large(text, source=source if isinstance(source, bytes) else None)
+            else:
+                tree = compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
+        return Checked(tree, None, text)
+    except SyntaxError as err:
+        if "too many nested" in (err.msg or "") or _bracket_depth(source) > _MAX_BRACKETS:
+            raise
+        return Checked(None, err, text)
+    except (RecursionError, MemoryError):
+        raise NestingTooDeep("expressions nested too deeply for the Python parser") from None
+    except ValueError as err:  # "source code string cannot contain null bytes"
+        raise SyntaxError(str(err)) from None
+
+
+def parse(source: bytes | str, checked: Checked | None = None) -> cst.Module:
+    """The libcst tree of ``source``, after CPython's own parser accepted it
+    (:func:`precheck`, or its result ``checked``) and its nesting is within
+    what libcst can take."""
+    from nanlint.source.walk import parse as fast_parse  # the same tree, ~25% faster
+
+    tree, rejected, text = checked if checked is not None else precheck(source)
+    if tree is not None:
+        depth = _ast_depth(tree, MAX_DEPTH, text)
+        if depth > MAX_DEPTH:
+            raise NestingTooDeep(f"expressions nested more than {MAX_DEPTH} deep")
+    module = fast_parse(source)
+    if rejected is not None and not _newer_syntax(module, rejected):
+        raise rejected
+    return module
+
+
+def _ast_depth(tree, limit: int, text: str | None = None) -> int:
+    """The nesting depth of a CPython AST, counting a chain ``a and b and c`` as libcst
+    nests it (one level per operator); stops counting past ``limit``.
+
+    Given the source ``text``, a statement too short to nest past ``limit`` is not
+    walked: below a statement, every level of an expression takes at least one
+    character of source (an operator, a bracket, a dot, a keyword) and adds at most two
+    levels (a leaf's context node), so a statement of ``n`` characters at statement depth
+    ``d`` nests at most ``d + 2n + 2`` deep.  The returned depth is then a bound, exact
+    only past ``limit``."""
+    if hasattr(tree, "nesting"):  # a large file's chunks.Skeleton: measured chunk by chunk
+        return tree.nesting(limit)
+    starts = None
+    if text is not None and "\r" not in text.replace("\r\n", "\n"):  # CPython's lines are text's \n-lines
+        starts = [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))]
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > deepest:
+            deepest = depth
+            if deepest > limit:
+                break
+        if starts is not None and isinstance(node, ast.stmt) and not getattr(node, "handlers", None) \
+                and not getattr(node, "cases", None):
+            line = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+            end = node.end_lineno or node.lineno
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                end = body[0].lineno  # a compound statement's own part ends where its body starts
+            if end < len(starts):
+                span = starts[end] - starts[line - 1]  # whole lines: never less than the statement
+                if depth + 2 * span + 2 <= limit:
+                    deepest = max(deepest, min(depth + 2 * span + 2, limit))
+                    for child in _statements_below(node):
+                        stack.append((child, depth + 1))
+                    continue
+        for child in ast.iter_child_nodes(node):
+            step = len(child.values) - 1 if isinstance(child, ast.BoolOp) else 1
+            stack.append((child, depth + max(step, 1)))
+    return deepest
+
+
+def _statements_below(node: ast.stmt):
+    """The statements nested in a compound statement without handlers or cases."""
+    for field in ("body", "orelse", "finalbody"):
+        for child in getattr(node, field, ()) or ():
+            if isinstance(child, ast.stmt):
+                yield child
+
+
+def _bracket_depth(source: bytes | str) -> int:
+    """A conservative upper bound of the bracket nesting (strings and comments included)."""
+    data = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
+    depth = deepest = 0
+    for byte in data:
+        if byte in b"([{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif byte in b")]}" and depth:
+            depth -= 1
+    return deepest
+
+
+def _newer_syntax(module: cst.Module, err: SyntaxError) -> bool:
+    """Whether CPython rejected ``module`` only for syntax newer than itself."""
+    import sys
+
+    if sys.version_info >= (3, 12):
+        return False
+    if "f-string" in (err.msg or ""):
+        return True  # PEP 701 (3.12): quotes and backslashes inside replacement fields
+    newer = tuple(t for t in (getattr(cst, n, None) for n in ("TypeAlias", "TypeParameters")) if t)
+
+    class Finder(cst.CSTVisitor):
+        found = False
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, newer):
+                Finder.found = True
+            return not Finder.found
+
+    try:
+        module.visit(Finder())
+    except RecursionError:
+        return False
+    return Finder.found
+
+
+_PY2 = re.compile(r"^\s*(print\s+[^\s(=]|exec\s+[\"'a-zA-Z])|except\s+[\w.]+\s*,\s*\w+\s*:|^\s*raise\s+[\w.]+\s*,")
+
+
+def parse_error_message(exc: Exception) -> tuple[str, tuple[int, int]]:
+    if isinstance(exc, cst.ParserSyntaxError):
+        message = exc.message.strip().splitlines()[0] if exc.message.strip() else "invalid syntax"
+        message = re.sub(r"^parser error: error at \d+:\d+: ", "", message)
+        if message.startswith("expected one of"):
+            message = "invalid syntax"
+        python_reason = _python_reason(getattr(exc, "_source", None))
+        if python_reason:
+            message = python_reason
+        elif _python_accepts(getattr(exc, "_source", None)):
+            message = f"libcst cannot parse this file, though Python accepts it ({message})"
+        line, col = exc.raw_line, exc.raw_column + 1
+        hint = ""
+        lines = getattr(exc, "_lines", None) or []
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        if _PY2.search(text):
+            hint = " (Python 2 syntax?)"
+        return f"SyntaxError: {message}{hint}", (line, max(col, 1))
+    if isinstance(exc, UnicodeDecodeError):
+        return f"cannot decode source: {exc.reason} at byte {exc.start} (add a PEP 263 coding cookie?)", (1, 1)
+    if isinstance(exc, (RecursionError, NestingTooDeep)):
+        detail = str(exc) if isinstance(exc, NestingTooDeep) else "expressions nested too deeply"
+        return f"cannot analyse: {detail} (nanlint's limit, not a Python error)", (1, 1)
+    if isinstance(exc, SyntaxError):
+        message = (exc.msg or "invalid syntax").splitlines()[0] if exc.msg else "invalid syntax"
+        text = (exc.text or "")
+        hint = ""
+        if _PY2.search(text) and "Python 2" not in message:
+            hint = " (Python 2 syntax?)"
+        line = exc.lineno or 1
+        col = exc.offset or 1
+        return f"SyntaxError: {message}{hint}", (max(line, 1), max(col, 1))
+    return f"{type(exc).__name__}: {exc}".splitlines()[0], (1, 1)
+
+
+def _python_accepts(source) -> bool:
+    if source is None:
+        return False
+    try:
+        compile(source, "<nanlint>", "exec", dont_inherit=True, flags=_PYCF_ONLY_AST)
+    except BaseException:  # noqa: BLE001
+        return False
+    return True
+
+
+def _python_reason(source) -> str | None:
+    """CPython's own wording for a syntax error (e.g. "Missing parentheses in call to 'print'")."""
+    if source is None:
+        return None
+    try:
+        compile(source, "<nanlint>", "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+    except SyntaxError as err:
+        return err.msg
+    except Exception:  # noqa: BLE001
+        return None
+    return None
