@@ -11,8 +11,8 @@ from nanlint.semantic.context import FileContext, OpCall, Resolved, origin_note
 from nanlint.analysis.guards import terms
 from nanlint.semantic.resolve import Scope
 from nanlint.rules.base import Rule
-from nanlint.rules.nan102_log_sigmoid import LogSigmoid
-from nanlint.rules.nan103_softmax_cross_entropy import outer_negation, product_with_log, signed_replacement, string
+from nanlint.rules._fused import log_sigmoid_fix
+from nanlint.rules._cross_entropy import outer_negation, product_with_log, signed_replacement, string
 from nanlint.semantic.literals import one_minus
 
 _EMPTY = cst.Module([])
@@ -111,8 +111,8 @@ class SigmoidCrossEntropy(Rule):
                 return fixes.Fix(fixes.UNSAFE, "Replace with the with-logits cross entropy", [(old, new)], imports)
         # y*log_sigmoid(z) + (1-y)*log_sigmoid(-z): NAN102's fix at both logs
         crossed = bool(res_p.origins or res_n.origins)
-        a = LogSigmoid.make_fix(ctx, log_p, sigmoid, False, crossed, False)
-        b = LogSigmoid.make_fix(ctx, log_n, sigmoid, True, crossed, False)
+        a = log_sigmoid_fix(ctx, log_p, sigmoid, False, crossed, False)
+        b = log_sigmoid_fix(ctx, log_n, sigmoid, True, crossed, False)
         if not a.replacements or not b.replacements:
             return fixes.Fix(fixes.DISPLAY_ONLY, "Use log_sigmoid(z) and log_sigmoid(-z)")
         applicability = fixes.UNSAFE if crossed else fixes.SAFE

@@ -12,11 +12,13 @@ from nanlint.fix import fixes
 from nanlint.analysis import zeros
 from nanlint.semantic.context import FileContext
 from nanlint.rules.base import Rule
-from nanlint.rules.nan107_log_of_zero import LogOfZero
-from nanlint.rules.nan108_divide_by_zero import DivideByZero
-from nanlint.rules.nan206_root_at_zero import RootAtZero
+from nanlint.rules._zero_divisions import DivisionSinks
+from nanlint.rules._zero_logs import LogSinks
+from nanlint.rules._zero_roots import RootSinks
 
-_RULES = (LogOfZero, DivideByZero, RootAtZero)
+# the sinks, and the rule that reports their strong evidence
+_SINKS = ((LogSinks, "NAN107"), (DivisionSinks, "NAN108"), (RootSinks, "NAN206"))
+_RULES = tuple(sinks for sinks, _ in _SINKS)
 
 
 class MayReachZero(Rule):
@@ -33,7 +35,7 @@ class MayReachZero(Rule):
                 zeros.SOURCE_OPS | zeros.STRONG_OPS)
 
     def check(self, ctx: FileContext) -> None:
-        for rule in _RULES:
-            for node, message, fix, zero in rule().findings(ctx):
+        for sinks, strong_code in _SINKS:
+            for node, message, fix, zero in sinks().findings(ctx):
                 if not zero.strong:
-                    ctx.report(node, f"{message} (weak evidence: {zero.weak}; {rule.code} reports the strong cases)", fix)
+                    ctx.report(node, f"{message} (weak evidence: {zero.weak}; {strong_code} reports the strong cases)", fix)

@@ -11,7 +11,7 @@ from nanlint.semantic.context import FileContext, OpCall
 from nanlint.semantic.resolve import Scope
 from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import binop, clip_method, follow, is_op, spelled_call
-from nanlint.rules.nan203_normalize_by_norm import norm_in
+from nanlint.rules._norms import norm_in
 
 PRODUCTS = (o.DOT, o.MATMUL, o.TENSORDOT, o.EINSUM, o.COSINE_SIMILARITY)
 LO, HI = "-1 + 1e-7", "1 - 1e-7"
