@@ -13,8 +13,7 @@ from typing import Sequence
 
 import libcst as cst
 
-SAFE, UNSAFE, DISPLAY_ONLY = "safe", "unsafe", "display-only"
-APPLICABILITIES = (SAFE, UNSAFE, DISPLAY_ONLY)
+from nanlint.findings import APPLICABILITIES, DISPLAY_ONLY, SAFE, UNSAFE, allowed  # noqa: F401 - rules spell fixes.SAFE
 
 
 @dataclass(frozen=True)
@@ -53,9 +52,6 @@ class Fix:
     def applies_automatically(self) -> bool:
         return self.applicability != DISPLAY_ONLY and bool(self.replacements)
 
-
-def allowed(applicability: str, unsafe: bool) -> bool:
-    return applicability == SAFE or (unsafe and applicability == UNSAFE)
 
 
 # --- building expressions -------------------------------------------------------------

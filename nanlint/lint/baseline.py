@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Iterable, Sequence
 
-from nanlint.lint.engine import Finding
+from nanlint.findings import Finding
 
 VERSION = 1
 

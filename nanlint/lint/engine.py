@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Sequence
 
 import libcst as cst
 
 from nanlint.fix import fixes as fixes_mod
+from nanlint.findings import Edit, FileResult, Finding
 from nanlint.lint import noqa as noqa_mod
 from nanlint.semantic.context import FileContext, RawFinding
 from nanlint.rules.base import Rule
@@ -16,50 +16,6 @@ from nanlint.source.syntax import Checked, NestingTooDeep, parse, parse_error_me
 
 MAX_FIX_PASSES = 10
 PARSE_ERROR = ("NAN001", "parse-error")
-
-
-@dataclass
-class Edit:
-    content: str
-    start: tuple[int, int]  # (row, column), 1-based
-    end: tuple[int, int]
-
-
-@dataclass
-class Finding:
-    code: str
-    name: str
-    message: str
-    path: str
-    start: tuple[int, int]  # (row, column), 1-based like ruff
-    end: tuple[int, int]
-    fix_applicability: str | None = None
-    fix_message: str | None = None
-    edits: list[Edit] = field(default_factory=list)
-    snippet: str = ""  # the flagged source text (baseline fingerprints)
-    cell: int | None = None  # notebooks: the cell number (rows are then within the cell)
-
-    @property
-    def noqa_row(self) -> int:
-        return self.start[0]
-
-    def fixable(self, unsafe: bool) -> bool:
-        return bool(self.edits) and fixes_mod.allowed(self.fix_applicability or "", unsafe)
-
-    def sort_key(self):
-        return (self.path, self.cell or 0, self.start, self.code)
-
-
-@dataclass
-class FileResult:
-    path: str
-    findings: list[Finding] = field(default_factory=list)
-    fixed: int = 0  # fixes applied
-    fixed_codes: dict[str, int] = field(default_factory=dict)  # code -> fixes applied
-    fixed_source: bytes | None = None  # new content when fixes changed it
-    error: str | None = None  # a one-line error (the file could not be read or fixed)
-    skipped: bool = False  # no enabled rule's triggers are in the file: it was not parsed with libcst
-    reduced: bool = False  # a large file of which only the statements that can hold a finding were parsed
 
 
 def _one_line(exc: BaseException) -> str:

@@ -22,7 +22,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from nanlint.lint.engine import PARSE_ERROR, FileResult, Finding
+from nanlint.lint.engine import PARSE_ERROR
+from nanlint.findings import FileResult, Finding
 
 if TYPE_CHECKING:  # pragma: no cover
     from nanlint.lint.engine import Linter

@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from nanlint.lint import cache as cache_mod
-from nanlint.lint.engine import Edit, FileResult, Finding, Linter, precheck
+from nanlint.lint.engine import Linter, precheck
+from nanlint.findings import Edit, FileResult, Finding
 from nanlint.lint.writer import read, write_atomic
 
 LINT, CHECK, SKIP = "lint", "check-parse", "skip"

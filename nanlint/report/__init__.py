@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from nanlint.lint.engine import Finding
+from nanlint.findings import Finding
 
 # Where the rule pages and the project are published, once they are (docs/RELEASING.md):
 # no output links to an address that does not exist.  Until then JSON's ``url`` is null,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from nanlint.lint.engine import Finding
+from nanlint.findings import Finding
 from nanlint.report import Run, rule_url, statistics_rows
 
 

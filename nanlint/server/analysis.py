@@ -11,7 +11,7 @@ from pathlib import Path
 
 from nanlint.lint import noqa as noqa_mod
 from nanlint.lint import project as project_mod
-from nanlint.lint.engine import FileResult, Finding
+from nanlint.findings import FileResult, Finding
 
 
 @dataclass

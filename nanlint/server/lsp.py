@@ -22,7 +22,7 @@ from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
 from nanlint import __version__
 from nanlint.lint import catalogue
-from nanlint.lint.engine import Finding
+from nanlint.findings import Finding
 from nanlint.fix.fixes import DISPLAY_ONLY, SAFE
 from nanlint.server import analysis
 
