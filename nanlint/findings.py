@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 SAFE, UNSAFE, DISPLAY_ONLY = "safe", "unsafe", "display-only"
 APPLICABILITIES = (SAFE, UNSAFE, DISPLAY_ONLY)
+PARSE_ERROR = ("NAN001", "parse-error")  # the code and name of a file that does not parse
 
 
 def allowed(applicability: str, unsafe: bool) -> bool:

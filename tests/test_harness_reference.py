@@ -95,10 +95,10 @@ def test_a_reference_must_be_exact_and_float64():
     assert not _judge(_run([1.0, 5.0]), _run([1.0, math.nan], "float64")).ok
 
 
-PLANTED = '''        new, imports = built
-        # PLANTED (tests/test_harness_reference.py): finite but wrong, log(softmax(z) + 1e-30)
-        new = log.node.with_changes(args=[cst.Arg(cst.BinaryOperation(
-            left=softmax.node, operator=cst.Add(), right=cst.Float("1e-30")))])
+PLANTED = '''    new, imports = built
+    # PLANTED (tests/test_harness_reference.py): finite but wrong, log(softmax(z) + 1e-30)
+    new = log.node.with_changes(args=[cst.Arg(cst.BinaryOperation(
+        left=softmax.node, operator=cst.Add(), right=cst.Float("1e-30")))])
 '''
 
 
@@ -111,11 +111,13 @@ def test_harness_fails_a_planted_finite_but_wrong_fix(tmp_path):
     scratch = tmp_path / "scratch"
     shutil.copytree(ROOT / "nanlint", scratch / "nanlint", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(ROOT / "pyproject.toml", scratch / "pyproject.toml")
-    rule = scratch / "nanlint" / "rules" / "nan101_log_softmax.py"
+    rule = scratch / "nanlint" / "rules" / "_fused.py"  # NAN101's fix: log_softmax_fix
     text = rule.read_text()
-    anchor = "        new, imports = built\n"
-    assert text.count(anchor) == 1, "NAN101's make_fix changed: update PLANTED to plant the wrong fix again"
-    rule.write_text(text.replace(anchor, PLANTED))
+    anchor = "    new, imports = built\n"
+    fix_start = text.index("def log_softmax_fix(")
+    assert text.count(anchor, fix_start, text.index("\ndef ", fix_start + 1)) == 1, \
+        "NAN101's log_softmax_fix changed: update PLANTED to plant the wrong fix again"
+    rule.write_text(text[:fix_start] + text[fix_start:].replace(anchor, PLANTED, 1))
     fixtures = tmp_path / "fixtures" / "NAN101-log-softmax"
     fixtures.mkdir(parents=True)
     shutil.copy2(ROOT / "fixtures" / "NAN101-log-softmax" / "jax.py", fixtures / "jax.py")

@@ -7,15 +7,16 @@ from typing import Sequence
 import libcst as cst
 
 from nanlint.fix import fixes as fixes_mod
-from nanlint.findings import Edit, FileResult, Finding
+from nanlint.findings import PARSE_ERROR, Edit, FileResult, Finding
 from nanlint.lint import noqa as noqa_mod
-from nanlint.semantic.context import FileContext, RawFinding
+from nanlint.lint import notebook
+from nanlint.source.noqa import ALL as NOQA_ALL, file_directive, matches
+from nanlint.rules.context import RawFinding, RuleContext
 from nanlint.rules.base import Rule
 from nanlint.lint.site_filter import SiteFilter
 from nanlint.source.syntax import Checked, NestingTooDeep, parse, parse_error_message, precheck
 
 MAX_FIX_PASSES = 10
-PARSE_ERROR = ("NAN001", "parse-error")
 
 
 def _one_line(exc: BaseException) -> str:
@@ -50,14 +51,13 @@ class Linter:
         return self.sites.reduced(checked, source)
 
     # --- one pass ---------------------------------------------------------------
-    def run_rules(self, module: cst.Module, text: str, path: str) -> tuple[FileContext, list[RawFinding]]:
-        ctx = FileContext(module, path, self.settings)
-        crashes: list[str] = []
-        ctx.crashes = crashes  # type: ignore[attr-defined]
+    def run_rules(self, module: cst.Module, text: str, path: str) -> tuple[RuleContext, list[RawFinding]]:
+        ctx = RuleContext(module, path, self.settings, self.rules)
+        crashes = ctx.crashes
         for rule in self.rules:
             if rule.code == PARSE_ERROR[0] or not rule.wanted(text):
                 continue
-            ctx._rule = rule
+            ctx.rule = rule
             before = len(ctx.findings)
             try:
                 rule.check(ctx)
@@ -66,12 +66,12 @@ class Linter:
             except Exception as exc:  # noqa: BLE001 - one rule's bug must not stop the others
                 del ctx.findings[before:]
                 crashes.append(f"{rule.code} crashed ({_one_line(exc)})")
-        ctx._rule = None
+        ctx.rule = None
         raw = self._drop_superseded(ctx, ctx.findings)
         return ctx, noqa_mod.apply(ctx, raw, self.rules, text)
 
     @staticmethod
-    def _drop_superseded(ctx: FileContext, raw: list[RawFinding]) -> list[RawFinding]:
+    def _drop_superseded(ctx: RuleContext, raw: list[RawFinding]) -> list[RawFinding]:
         superseding = [f for f in raw if f.rule.supersedes]
         if not superseding:
             return raw
@@ -90,7 +90,7 @@ class Linter:
                 out.append(f)
         return out
 
-    def _to_finding(self, ctx: FileContext, f: RawFinding) -> Finding:
+    def _to_finding(self, ctx: RuleContext, f: RawFinding) -> Finding:
         r = ctx.positions[f.node]
         finding = Finding(f.code, f.name, f.message, ctx.path,
                           (r.start.line, r.start.column + 1), (r.end.line, r.end.column + 1),
@@ -118,7 +118,6 @@ class Linter:
         """The findings of one file.  ``site_filter``: skip the libcst parse of a file
         where no rule can report (:meth:`cannot_report`); off only to test that."""
         if path.endswith(".ipynb"):
-            from nanlint.lint import notebook
             try:
                 return notebook.lint(self, source, path)
             except Exception as exc:  # noqa: BLE001 - a malformed notebook must not stop the run
@@ -137,9 +136,9 @@ class Linter:
             if checked is not None and checked.rejected is not None:
                 exc = checked.rejected  # CPython's error: one source for the message and the position
             exc._source = source  # type: ignore[attr-defined]
-            directive = noqa_mod.file_directive(source)
-            if self.check_parse and not (directive and noqa_mod.matches(directive, *PARSE_ERROR)) \
-                    and directive != noqa_mod.ALL:
+            directive = file_directive(source)
+            if self.check_parse and not (directive and matches(directive, *PARSE_ERROR)) \
+                    and directive != NOQA_ALL:
                 message, pos = parse_error_message(exc)
                 result.findings.append(Finding(*PARSE_ERROR, message, path, pos, pos))
             return result
@@ -159,7 +158,7 @@ class Linter:
             result.findings = []
             result.error = f"{path}: internal error, file not linted ({_one_line(exc)}); please report it"
             return result
-        if ctx.crashes:  # type: ignore[attr-defined]
+        if ctx.crashes:
             result.error = f"{path}: internal error, {'; '.join(ctx.crashes)}: " \
                 "those rules' findings in this file are missing; please report it"  # type: ignore[attr-defined]
         return result
@@ -167,8 +166,8 @@ class Linter:
     def _too_deep(self, source: bytes, path: str, exc: BaseException) -> list[Finding]:
         if not self.check_parse:
             return []
-        directive = noqa_mod.file_directive(source)
-        if directive == noqa_mod.ALL or (directive and noqa_mod.matches(directive, *PARSE_ERROR)):
+        directive = file_directive(source)
+        if directive == NOQA_ALL or (directive and matches(directive, *PARSE_ERROR)):
             return []
         message, pos = parse_error_message(exc if isinstance(exc, NestingTooDeep) else RecursionError())
         return [Finding(*PARSE_ERROR, message, path, pos, pos)]
@@ -176,7 +175,6 @@ class Linter:
     def fix_source(self, source: bytes, path: str, unsafe: bool, site_filter: bool = True) -> FileResult:
         """Apply fixes pass after pass until none applies; every pass must re-parse."""
         if path.endswith(".ipynb"):
-            from nanlint.lint import notebook
             try:
                 return notebook.fix(self, source, path, unsafe)
             except Exception as exc:  # noqa: BLE001 - nothing is written
@@ -212,7 +210,7 @@ class Linter:
         text = source_text(module, source)
         for _ in range(MAX_FIX_PASSES):
             ctx, raw = self.run_rules(module, text, path)
-            crashes.extend(c for c in ctx.crashes if c not in crashes)  # type: ignore[attr-defined]
+            crashes.extend(c for c in ctx.crashes if c not in crashes)
             chosen = self._non_overlapping(ctx, [f for f in raw if f.fix is not None
                                                  and f.fix.applies_automatically
                                                  and fixes_mod.allowed(f.fix.applicability, unsafe)])
@@ -265,7 +263,7 @@ class Linter:
         return result
 
     @staticmethod
-    def _non_overlapping(ctx: FileContext, candidates: list[RawFinding]) -> list[RawFinding]:
+    def _non_overlapping(ctx: RuleContext, candidates: list[RawFinding]) -> list[RawFinding]:
         chosen: list[RawFinding] = []
         taken: list[tuple[tuple[int, int], tuple[int, int]]] = []
         for f in candidates:

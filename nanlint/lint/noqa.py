@@ -16,114 +16,26 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import Sequence
 
-import libcst as cst
-
-if TYPE_CHECKING:  # pragma: no cover
-    from nanlint.semantic.context import FileContext, RawFinding
-    from nanlint.rules.base import Rule
-
-_CODES = r"[\w-]+(?:(?:[ \t]*,[ \t]*|[ \t]+)[\w-]+)*"
-_NOQA = re.compile(r"#\s*noqa(?::[ \t]*(?P<codes>" + _CODES + "))?", re.IGNORECASE)
-_FILE = re.compile(r"^[ \t]*#[ \t]*nanlint[ \t]*:[ \t]*noqa"
-                   r"(?:[ \t]*:[ \t]*(?P<codes>" + _CODES + r"))?[ \t]*\r?$",
-                   re.IGNORECASE | re.MULTILINE)
-NAN_CODE = re.compile(r"^NAN\d{3}$", re.IGNORECASE)
+from nanlint.rules.base import Rule
+from nanlint.rules.context import RawFinding, RuleContext
+from nanlint.source.noqa import ALL, NOQA, directives, file_directive, matches
 
 
-def noqa_codes(line: str) -> set[str] | None:
-    """None: no noqa; empty set: a blanket ``# noqa``; else the codes/names listed (upper case)."""
-    m = _NOQA.search(line)
-    if m is None:
-        return None
-    codes = m.group("codes")
-    if not codes:
-        return set()
-    return {c.strip().upper() for c in re.split(r"[\s,]+", codes) if c.strip()}
-
-
-ALL = "ALL"
-
-
-def file_directive(text: str | bytes) -> set[str] | str | None:
-    """``ALL`` for ``# nanlint: noqa`` (skip the file), the set of codes for
-    ``# nanlint: noqa: CODE, ...``, None when the file has neither."""
-    if isinstance(text, bytes):
-        if b"nanlint" not in text.lower():
-            return None
-        text = text.decode("utf-8", "replace")
-    elif "nanlint" not in text.lower():
-        return None
-    codes: set[str] = set()
-    for m in _FILE.finditer(text):
-        if not m.group("codes"):
-            return ALL
-        codes.update(c.upper() for c in re.split(r"[\s,]+", m.group("codes")) if c)
-    return codes or None
-
-
-def matches(codes: Iterable[str], code: str, name: str) -> bool:
-    codes = set(codes)
-    return code.upper() in codes or name.upper() in codes
-
-
-# --- line directives, as libcst comments ---------------------------------------------------
-@dataclass(eq=False)
-class Directive:
-    row: int
-    comment: cst.Comment
-    parent: cst.CSTNode  # the TrailingWhitespace or EmptyLine holding the comment
-    codes: list[str] | None  # None: blanket; else the codes as written
-    span: tuple[int, int]  # the ``# noqa...`` part within comment.value
-    used: set[str] = field(default_factory=set)  # upper-case codes that suppressed a finding
-
-    @property
-    def blanket(self) -> bool:
-        return self.codes is None
-
-    def suppresses(self, code: str, name: str) -> str | None:
-        """The code as written that suppresses (code, name), '' for a blanket noqa, or None."""
-        if self.codes is None:
-            return ""
-        for c in self.codes:
-            if c.upper() in (code.upper(), name.upper()):
-                return c
-        return None
-
-
-def directives(ctx: "FileContext") -> dict[int, Directive]:
-    """Row -> the ``# noqa`` comment on it (real comments only, never text in a string)."""
-    positions = ctx.positions  # computed once per file anyway (findings need it): no second tree walk
-    found = [(node.comment, node) for node in positions
-             if isinstance(node, (cst.TrailingWhitespace, cst.EmptyLine)) and node.comment is not None
-             and "noqa" in node.comment.value.lower()]
-    out: dict[int, Directive] = {}
-    for comment, parent in found:
-        m = _NOQA.search(comment.value)
-        if m is None or _FILE.match(comment.value):
-            continue
-        row = ctx.positions[comment].start.line
-        codes = None
-        if m.group("codes"):
-            codes = [c for c in re.split(r"[\s,]+", m.group("codes")) if c]
-        out[row] = Directive(row, comment, parent, codes, m.span())
-    return out
-
-
-def apply(ctx: "FileContext", raw: Sequence["RawFinding"], rules: Sequence["Rule"], text: str) -> list["RawFinding"]:
+def apply(ctx: RuleContext, raw: Sequence[RawFinding], rules: Sequence[Rule], text: str) -> list[RawFinding]:
     """The findings that no directive silences; rules with a ``check_noqa(ctx, directives)``
     hook (NAN002) are then run with what each directive suppressed."""
     file_codes = file_directive(text)
     if file_codes == ALL:
         return []
-    hooks = [r for r in rules if hasattr(r, "check_noqa")]
+    hooks = [r for r in rules if r.judges_noqa]
     if file_codes:
         raw = [f for f in raw if not matches(file_codes, f.code, f.name)]
         hooks = [r for r in hooks if not matches(file_codes, r.code, r.name)]
     if "noqa" not in text.lower() or (not raw and not hooks):
         return list(raw)
-    found = directives(ctx)
+    found = directives(ctx.positions)
     kept = []
     for f in raw:
         d = found.get(ctx.positions[f.node].start.line)
@@ -132,12 +44,11 @@ def apply(ctx: "FileContext", raw: Sequence["RawFinding"], rules: Sequence["Rule
             kept.append(f)
         else:
             d.used.add(written.upper())  # type: ignore[union-attr]
-    ctx.enabled_rules = rules  # type: ignore[attr-defined]
     for rule in hooks:
         before = len(ctx.findings)
-        ctx._rule = rule
-        rule.check_noqa(ctx, list(found.values()))  # type: ignore[attr-defined]
-        ctx._rule = None
+        ctx.rule = rule
+        rule.check_noqa(ctx, list(found.values()))
+        ctx.rule = None
         for f in ctx.findings[before:]:
             d = found.get(ctx.positions[f.node].start.line)
             if d is None or d.suppresses(f.code, f.name) is None:
@@ -199,7 +110,7 @@ def add_noqa(text: str, rows: dict[int, list[str]], scan: str | None = None) -> 
         wanted = list(dict.fromkeys(rows[row]))
         if col is not None:
             comment = body[col:]
-            m = _NOQA.search(comment)
+            m = NOQA.search(comment)
             if m is not None:
                 if not m.group("codes"):
                     continue  # a blanket noqa already silences everything

@@ -20,13 +20,21 @@ import difflib
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from nanlint.lint.engine import PARSE_ERROR
-from nanlint.findings import FileResult, Finding
+from nanlint.findings import PARSE_ERROR, FileResult, Finding
+from nanlint.source.noqa import ALL as NOQA_ALL, file_directive, matches
+from nanlint.source.syntax import parse, parse_error_message, precheck
 
-if TYPE_CHECKING:  # pragma: no cover
-    from nanlint.lint.engine import Linter
+
+class Linter(Protocol):
+    """What a notebook needs of :class:`nanlint.lint.engine.Linter` (which calls this module)."""
+
+    check_parse: bool
+
+    def lint_source(self, source: bytes, path: str) -> FileResult: ...
+
+    def fix_source(self, source: bytes, path: str, unsafe: bool) -> FileResult: ...
 
 SUFFIX = "::cells"  # the path the combined module is linted under (never shown)
 BOUNDARY = "# nanlint-notebook-cell: {}"
@@ -211,8 +219,6 @@ def _to_cells(nb: Notebook, finding: Finding, path: str) -> Finding:
 
 def broken_cells(nb: Notebook) -> dict[int, Exception]:
     """Cell number -> why, for each code cell that does not parse on its own."""
-    from nanlint.lint.engine import parse, precheck
-
     out: dict[int, Exception] = {}
     for cell in nb.cells:
         try:
@@ -234,14 +240,11 @@ def _load_parsable(source: bytes) -> tuple[Notebook, dict[int, Exception]]:
     return (load(source, frozenset(broken)) if broken else nb), broken
 
 
-def _parse_errors(linter: "Linter", nb: Notebook, broken: dict[int, Exception], path: str) -> list[Finding]:
+def _parse_errors(linter: Linter, nb: Notebook, broken: dict[int, Exception], path: str) -> list[Finding]:
     """NAN001 in each broken cell, at CPython's position (unless ``# nanlint: noqa`` turns it off)."""
-    from nanlint.lint import noqa as noqa_mod
-    from nanlint.lint.engine import parse_error_message
-
-    directive = noqa_mod.file_directive("\n".join(cell_text(raw.get("source", "")) for raw in nb.data["cells"]
+    directive = file_directive("\n".join(cell_text(raw.get("source", "")) for raw in nb.data["cells"]
                                                   if isinstance(raw, dict) and raw.get("cell_type") == "code"))
-    if not linter.check_parse or directive == noqa_mod.ALL or (directive and noqa_mod.matches(directive, *PARSE_ERROR)):
+    if not linter.check_parse or directive == NOQA_ALL or (directive and matches(directive, *PARSE_ERROR)):
         return []
     out = []
     for number, exc in sorted(broken.items()):
@@ -251,7 +254,7 @@ def _parse_errors(linter: "Linter", nb: Notebook, broken: dict[int, Exception], 
     return out
 
 
-def lint(linter: "Linter", source: bytes, path: str) -> FileResult:
+def lint(linter: Linter, source: bytes, path: str) -> FileResult:
     try:
         nb, broken = _load_parsable(source)
     except NotebookError as exc:
@@ -271,7 +274,7 @@ def lint(linter: "Linter", source: bytes, path: str) -> FileResult:
 
 
 # --- fixing ------------------------------------------------------------------------------------
-def fix(linter: "Linter", source: bytes, path: str, unsafe: bool) -> FileResult:
+def fix(linter: Linter, source: bytes, path: str, unsafe: bool) -> FileResult:
     try:
         nb, _ = _load_parsable(source)  # broken cells are left as they are
     except NotebookError:

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 import libcst as cst
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.context import OpCall
+from nanlint.rules.context import RuleContext
 from nanlint.analysis.guards import constant
 from nanlint.semantic.resolve import Scope
 
@@ -23,7 +24,7 @@ class Product:
     log: OpCall
 
 
-def product_with_log(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> Product | None:
+def product_with_log(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope) -> Product | None:
     if not (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply)):
         return None
     for factor, other in ((expr.right, expr.left), (expr.left, expr.right)):
@@ -37,7 +38,7 @@ def product_with_log(ctx: FileContext, expr: cst.BaseExpression | None, scope: S
     return None
 
 
-def outer_negation(ctx: FileContext, node: cst.CSTNode, scope: Scope) -> cst.UnaryOperation | None:
+def outer_negation(ctx: RuleContext, node: cst.CSTNode, scope: Scope) -> cst.UnaryOperation | None:
     """The unary minus applied to ``node``, directly or through sum/mean reductions
     (``-tf.reduce_mean(tf.reduce_sum(...))``, ``-(...).sum(1).mean()``)."""
     cur = node
@@ -72,7 +73,7 @@ def signed_replacement(site: cst.BaseExpression, positive: cst.BaseExpression,
     return site, fixes.negate(positive)
 
 
-def axis_constant(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> int | None:
+def axis_constant(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope) -> int | None:
     if expr is None:
         return None
     if isinstance(expr, (cst.List, cst.Tuple)) and len(expr.elements) == 1:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import libcst as cst
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.context import OpCall
+from nanlint.rules.context import RuleContext
 
 
 CARRIED = ("x", "axis", "dtype")
 
 
-def fused_call(ctx: FileContext, inner: OpCall, target_op: str, scope, prefer=()) -> tuple[cst.Call, list[fixes.Import]] | None:
+def fused_call(ctx: RuleContext, inner: OpCall, target_op: str, scope, prefer=()) -> tuple[cst.Call, list[fixes.Import]] | None:
     """``inner``'s arguments applied to ``target_op`` of the same framework: a
     method call when ``inner`` was a method and the framework has that method,
     else a function spelled with the file's imports."""
@@ -32,7 +33,7 @@ def fused_call(ctx: FileContext, inner: OpCall, target_op: str, scope, prefer=()
     return fixes.call(func, args), imports
 
 
-def log_softmax_fix(ctx: FileContext, log: OpCall, softmax: OpCall, resolved) -> fixes.Fix | None:
+def log_softmax_fix(ctx: RuleContext, log: OpCall, softmax: OpCall, resolved) -> fixes.Fix | None:
     message = "Replace with log_softmax"
     if not resolved.fixable_in(log.scope):  # self.attr from another method: names may not exist here
         return fixes.Fix(fixes.DISPLAY_ONLY, message + " where the softmax is computed")
@@ -44,7 +45,7 @@ def log_softmax_fix(ctx: FileContext, log: OpCall, softmax: OpCall, resolved) ->
     return fixes.Fix(applicability, message, [(log.node, new)], imports)
 
 
-def log_sigmoid_fix(ctx: FileContext, log: OpCall, sigmoid: OpCall, negated: bool, crossed: bool,
+def log_sigmoid_fix(ctx: RuleContext, log: OpCall, sigmoid: OpCall, negated: bool, crossed: bool,
              other_scope: bool) -> fixes.Fix:
     message = "Replace with log_sigmoid(-x)" if negated else "Replace with log_sigmoid"
     if other_scope:

@@ -10,7 +10,8 @@ import libcst as cst
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.context import OpCall
+from nanlint.rules.context import RuleContext
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import is_literal, normalized, number
 
@@ -24,23 +25,23 @@ def bare(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr
 
 
-def key(ctx: FileContext, expr: cst.BaseExpression | None) -> str | None:
+def key(ctx: RuleContext, expr: cst.BaseExpression | None) -> str | None:
     """A whitespace- and parenthesis-insensitive text of ``expr``, to compare operands."""
     return normalized(expr) if expr is not None else None
 
 
-def op_kind(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> OpCall | None:
+def op_kind(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope) -> OpCall | None:
     if expr is None:
         return None
     return ctx.op_call(expr, scope)
 
 
-def is_op(ctx: FileContext, expr, scope: Scope, *ops: str) -> OpCall | None:
+def is_op(ctx: RuleContext, expr, scope: Scope, *ops: str) -> OpCall | None:
     call = op_kind(ctx, expr, scope)
     return call if call is not None and call.op in ops else None
 
 
-def follow(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> tuple[cst.BaseExpression, Scope]:
+def follow(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> tuple[cst.BaseExpression, Scope]:
     r = ctx.resolve(expr, scope)
     return r.expr, r.scope
 
@@ -55,7 +56,7 @@ def literal_exponent(expr) -> float | None:
     return number(expr)
 
 
-def divisions(ctx: FileContext) -> Iterator[tuple[cst.CSTNode, Scope, cst.BaseExpression, cst.BaseExpression]]:
+def divisions(ctx: RuleContext) -> Iterator[tuple[cst.CSTNode, Scope, cst.BaseExpression, cst.BaseExpression]]:
     """Every division ``num / den`` (operator or divide op): (node, scope, num, den)."""
     for node, scope in ctx.index.binops:
         if isinstance(node.operator, cst.Divide):
@@ -66,7 +67,7 @@ def divisions(ctx: FileContext) -> Iterator[tuple[cst.CSTNode, Scope, cst.BaseEx
 
 
 # --- squares, sums of squares, norms ---------------------------------------------------------
-def square_base(ctx: FileContext, expr, scope: Scope) -> cst.BaseExpression | None:
+def square_base(ctx: RuleContext, expr, scope: Scope) -> cst.BaseExpression | None:
     """``b`` when ``expr`` is ``square(b)``, ``b ** 2``, ``pow(b, 2)`` or ``b * b``."""
     call = is_op(ctx, expr, scope, o.SQUARE, o.POW)
     if call is not None:
@@ -82,7 +83,7 @@ def square_base(ctx: FileContext, expr, scope: Scope) -> cst.BaseExpression | No
     return None
 
 
-def sum_of_squares(ctx: FileContext, expr, scope: Scope, depth: int = 3) -> tuple[OpCall | None, cst.BaseExpression | None] | None:
+def sum_of_squares(ctx: RuleContext, expr, scope: Scope, depth: int = 3) -> tuple[OpCall | None, cst.BaseExpression | None] | None:
     """(the sum call, the squared base) when ``expr`` is a sum of squares:
     ``sum(square(b), axis)``, ``(b ** 2).sum(-1)``, or ``dx**2 + dy**2``."""
     expr, scope = follow(ctx, expr, scope)
@@ -102,7 +103,7 @@ def sum_of_squares(ctx: FileContext, expr, scope: Scope, depth: int = 3) -> tupl
     return None
 
 
-def is_difference(ctx: FileContext, expr, scope: Scope) -> bool:
+def is_difference(ctx: RuleContext, expr, scope: Scope) -> bool:
     expr, scope = follow(ctx, expr, scope)
     return binop(expr, cst.Subtract) is not None or is_op(ctx, expr, scope, o.SUBTRACT) is not None
 
@@ -117,7 +118,7 @@ def euclidean_norm(call: OpCall) -> bool:
     return isinstance(ord_, cst.SimpleString) and ord_.evaluated_value in ("euclidean", "fro")
 
 
-def sqrt_argument(ctx: FileContext, expr, scope: Scope) -> tuple[str, cst.CSTNode, cst.BaseExpression] | None:
+def sqrt_argument(ctx: RuleContext, expr, scope: Scope) -> tuple[str, cst.CSTNode, cst.BaseExpression] | None:
     """When ``expr`` is a square root: (how, node, argument): ``sqrt(s)``, ``s.sqrt()``,
     ``pow(s, 0.5)``, ``s ** 0.5``."""
     call = is_op(ctx, expr, scope, o.SQRT, o.POW)
@@ -142,7 +143,7 @@ def add_eps(expr: cst.BaseExpression, eps: str = EPS_SQ) -> cst.BinaryOperation:
     return cst.BinaryOperation(inner, cst.Add(), cst.Float(eps))
 
 
-def sqrt_plus_eps(ctx: FileContext, how: str, node: cst.CSTNode, arg: cst.BaseExpression,
+def sqrt_plus_eps(ctx: RuleContext, how: str, node: cst.CSTNode, arg: cst.BaseExpression,
                   eps: str = EPS_SQ) -> cst.CSTNode:
     """The square root ``node`` (as classified by :func:`sqrt_argument`) of ``arg + eps``."""
     guarded = add_eps(arg, eps)
@@ -164,7 +165,7 @@ def replace_all(tree: cst.CSTNode, mapping: dict[int, cst.CSTNode]) -> cst.CSTNo
     return tree.visit(fixes._Replace(mapping))  # type: ignore[return-value]
 
 
-def spelled_call(ctx: FileContext, framework: o.Framework, op: str, scope: Scope, args: list[tuple[str, cst.BaseExpression]],
+def spelled_call(ctx: RuleContext, framework: o.Framework, op: str, scope: Scope, args: list[tuple[str, cst.BaseExpression]],
                  prefer=()) -> tuple[cst.Call, list[fixes.Import]] | None:
     """``op(args)`` in ``framework`` with the file's aliases; ``args`` are (role, value):
     positional while the target has the role at that position, keywords after."""
@@ -186,7 +187,7 @@ def spelled_call(ctx: FileContext, framework: o.Framework, op: str, scope: Scope
     return fixes.call(func, out), imports
 
 
-def norm_as_sqrt_sum(ctx: FileContext, norm: OpCall, scope: Scope, x: cst.BaseExpression | None = None,
+def norm_as_sqrt_sum(ctx: RuleContext, norm: OpCall, scope: Scope, x: cst.BaseExpression | None = None,
                      prefer=(), eps: str = EPS_SQ) -> tuple[cst.Call, list[fixes.Import]] | None:
     """``norm(x, axis, keepdims)`` written ``sqrt(sum(square(x), axis, keepdims) + eps)``."""
     if norm.has("ord") or norm.x is None:
@@ -222,7 +223,7 @@ HAZARD_OPS = {o.LOG: "log", o.DIVIDE: "division", o.SQRT: "sqrt", o.RSQRT: "rsqr
 ARITHMETIC_OPS = (o.MULTIPLY, o.ADD, o.SUBTRACT, o.NEGATIVE, o.SUM, o.MEAN)
 
 
-def guarded(ctx: FileContext, expr, scope: Scope) -> bool:
+def guarded(ctx: RuleContext, expr, scope: Scope) -> bool:
     """An input kept away from a singularity: clipped, a maximum, ``+ eps``, a where."""
     if expr is None:
         return False
@@ -233,7 +234,7 @@ def guarded(ctx: FileContext, expr, scope: Scope) -> bool:
     return b is not None and (is_literal(b.left) or is_literal(b.right))
 
 
-def hazard(ctx: FileContext, expr, scope: Scope, depth: int = 4) -> str | None:
+def hazard(ctx: RuleContext, expr, scope: Scope, depth: int = 4) -> str | None:
     """What makes ``expr`` non-finite on some inputs (``log``, ``division``...),
     looking through arithmetic and names; None when nothing does."""
     if expr is None or depth < 0:

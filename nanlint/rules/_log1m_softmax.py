@@ -26,7 +26,8 @@ import libcst as cst
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.context import OpCall
+from nanlint.rules.context import RuleContext
 from nanlint.semantic.reach import Resolved
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import one_minus
@@ -37,7 +38,7 @@ NEG_INF = 'float("-inf")'
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power, cst.FloorDivide, cst.Modulo)
 
 
-def complement_of(ctx: FileContext, expr: cst.BaseExpression | None,
+def complement_of(ctx: RuleContext, expr: cst.BaseExpression | None,
                   scope: Scope) -> tuple[Resolved, cst.BaseExpression, OpCall, Resolved] | None:
     """When ``expr`` (a log's argument) is ``1 - p`` of a softmax ``p``, inline or through
     names: (``1 - p`` as reached, ``p`` as written there, the softmax call, how it was
@@ -94,7 +95,7 @@ def default_axis(framework: o.Framework, axis: cst.BaseExpression | None) -> cst
     return cst.UnaryOperation(cst.Minus(), cst.Integer("1"))
 
 
-def indent_of(ctx: FileContext, node: cst.CSTNode) -> str | None:
+def indent_of(ctx: RuleContext, node: cst.CSTNode) -> str | None:
     """The leading whitespace of the line ``node`` starts on; None inside an f-string
     (where a line break may not parse)."""
     parent = ctx.parent(node)
@@ -109,7 +110,7 @@ def indent_of(ctx: FileContext, node: cst.CSTNode) -> str | None:
     return line[:len(line) - len(line.lstrip(" \t"))]
 
 
-def _spelled(ctx: FileContext, framework: o.Framework, op: str, scope: Scope, prefer,
+def _spelled(ctx: RuleContext, framework: o.Framework, op: str, scope: Scope, prefer,
              positional: list[tuple[str, cst.BaseExpression]],
              keywords: list[tuple[str, cst.BaseExpression]] = ()) -> tuple[cst.Call, list[fixes.Import]] | None:
     """``op(positional..., keyword=...)`` spelled with the file's aliases; None when the
@@ -131,7 +132,7 @@ def _spelled(ctx: FileContext, framework: o.Framework, op: str, scope: Scope, pr
     return fixes.call(func, args), imports
 
 
-def exact(ctx: FileContext, framework: o.Framework, scope: Scope, p: cst.BaseExpression,
+def exact(ctx: RuleContext, framework: o.Framework, scope: Scope, p: cst.BaseExpression,
           log_softmax: cst.BaseExpression, axis: cst.BaseExpression, prefer=(),
           indent: str | None = None) -> tuple[cst.Call, list[fixes.Import]] | None:
     """The exact ``log(1 - p)`` for ``p = softmax(z, axis)`` (``log_softmax`` is
@@ -166,7 +167,7 @@ def exact(ctx: FileContext, framework: o.Framework, scope: Scope, p: cst.BaseExp
     return call, imports
 
 
-def _laid_out(ctx: FileContext, call: cst.Call, indent: str) -> cst.Call:
+def _laid_out(ctx: RuleContext, call: cst.Call, indent: str) -> cst.Call:
     """``call`` with each argument on a line of its own, one indentation step in from
     ``indent``, a trailing comma, and ``)`` back at ``indent`` (explicit whitespace, no
     block indentation: the fix's text is the same in the file and in a JSON edit)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext
+from nanlint.rules.context import RuleContext
 from nanlint.analysis.guards import absorbed_epsilon, terms
 from nanlint.rules._log1m_softmax import complement_of
 from nanlint.semantic.literals import is_one
@@ -14,13 +14,13 @@ from nanlint.semantic.literals import is_one
 _COVERED = (o.SOFTMAX, o.SIGMOID)
 
 
-def underflows(ctx: FileContext, expr: cst.BaseExpression, scope) -> bool:
+def underflows(ctx: RuleContext, expr: cst.BaseExpression, scope) -> bool:
     resolved = ctx.resolve(expr, scope, functions=True)
     call = ctx.op_call(resolved.expr, resolved.scope)
     return call is not None and call.op in (o.EXP, o.SOFTPLUS)
 
 
-def covered(ctx: FileContext, expr: cst.BaseExpression, scope) -> bool:
+def covered(ctx: RuleContext, expr: cst.BaseExpression, scope) -> bool:
     """Reported by another rule: softmax/sigmoid (NAN101-104), 1 - sigmoid (NAN102),
     1 - softmax (NAN101), an absorbed epsilon (NAN105), 1 + exp, exp + exp, sum(exp) (NAN106)."""
     if complement_of(ctx, expr, scope) is not None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import libcst as cst
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext
+from nanlint.rules.context import RuleContext
 from nanlint.rules._shapes import Division, same
 from nanlint.semantic.literals import number
 
 
-def _factors(ctx: FileContext, expr: cst.BaseExpression, scope) -> tuple[cst.BaseExpression, ...]:
+def _factors(ctx: RuleContext, expr: cst.BaseExpression, scope) -> tuple[cst.BaseExpression, ...]:
     """The operands of a product ``a * b`` / ``multiply(a, b)`` (through a name), else ()."""
     value = ctx.resolve(expr, scope)
     e = value.expr
@@ -22,7 +22,7 @@ def _factors(ctx: FileContext, expr: cst.BaseExpression, scope) -> tuple[cst.Bas
     return ()
 
 
-def _text(ctx: FileContext, expr: cst.BaseExpression, tight: bool) -> str:
+def _text(ctx: RuleContext, expr: cst.BaseExpression, tight: bool) -> str:
     text = ctx.code(expr)
     atomic = fixes.is_atomic(expr)
     if tight and not atomic:
@@ -30,7 +30,7 @@ def _text(ctx: FileContext, expr: cst.BaseExpression, tight: bool) -> str:
     return text
 
 
-def _where_mask(ctx: FileContext, expr: cst.BaseExpression, scope) -> tuple[cst.BaseExpression, ...]:
+def _where_mask(ctx: RuleContext, expr: cst.BaseExpression, scope) -> tuple[cst.BaseExpression, ...]:
     """``where(m, x, 0)`` (through a name): the mask ``m`` (and ``t`` of ``t > 0``, ``t != 0``)."""
     value = ctx.resolve(expr, scope)
     call = ctx.op_call(value.expr, value.scope)
@@ -47,7 +47,7 @@ def _where_mask(ctx: FileContext, expr: cst.BaseExpression, scope) -> tuple[cst.
     return tuple(out)
 
 
-def _same_mask(ctx: FileContext, a: cst.BaseExpression, b: cst.BaseExpression, scope) -> bool:
+def _same_mask(ctx: RuleContext, a: cst.BaseExpression, b: cst.BaseExpression, scope) -> bool:
     """The same mask, written alike or reaching both places through names and layout ops
     (``m = mask.float()`` then ``sum(x * m) / mask.sum()``)."""
     if same(a, b):
@@ -57,7 +57,7 @@ def _same_mask(ctx: FileContext, a: cst.BaseExpression, b: cst.BaseExpression, s
     return any(x.expr is y.expr or (x.scope is y.scope and same(x.expr, y.expr)) for x in left for y in right)
 
 
-def masked_mean(ctx: FileContext, div: Division) -> bool:
+def masked_mean(ctx: RuleContext, div: Division) -> bool:
     """``sum(x * m) / sum(m)``, ``sum(where(m, x, 0)) / sum(m)``: the division NAN401
     reports (NAN108 leaves it to it)."""
     den = ctx.op_of(div.den, div.scope, o.SUM)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 import libcst as cst
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.context import OpCall
+from nanlint.rules.context import RuleContext
 from nanlint.semantic.resolve import Scope
 from nanlint.analysis.guards import constant
 from nanlint.rules._gradient_traps import EPS_SQ, binop, euclidean_norm, follow, is_op, sqrt_argument, sum_of_squares
@@ -34,7 +35,7 @@ class Norm:
         return o.FACT_ZERO_UPSTREAM_SQRT_NAN in facts
 
 
-def norm_in(ctx: FileContext, expr, scope: Scope, guard_ok: bool = True) -> Norm | None:
+def norm_in(ctx: RuleContext, expr, scope: Scope, guard_ok: bool = True) -> Norm | None:
     expr, scope = follow(ctx, expr, scope)
     norm = is_op(ctx, expr, scope, o.NORM)
     if norm is not None and norm.x is not None and euclidean_norm(norm):
@@ -69,7 +70,7 @@ def norm_in(ctx: FileContext, expr, scope: Scope, guard_ok: bool = True) -> Norm
     return None
 
 
-def _squared(ctx: FileContext, eps: cst.BaseExpression | None, scope: Scope) -> str:
+def _squared(ctx: RuleContext, eps: cst.BaseExpression | None, scope: Scope) -> str:
     """The square of a guard's epsilon (``x / (norm + 1e-8)`` -> ``+ 1e-16`` under the sqrt,
     so the floor stays 1e-8), or the default 1e-12 when there was none."""
     value = constant(ctx, eps, scope) if eps is not None else None

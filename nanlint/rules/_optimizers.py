@@ -4,7 +4,8 @@ Keras ones, and literal hyperparameters."""
 from __future__ import annotations
 
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.context import OpCall
+from nanlint.rules.context import RuleContext
 
 OPTIMIZER_OPS = (o.OPTIMIZER, o.ADAM_OPTIMIZER)
 _KERAS_NAMESPACES = ("keras.optimizers.", "tensorflow.keras.optimizers.", "tensorflow.optimizers.",
@@ -18,7 +19,7 @@ def keras_optimizer(call: OpCall) -> bool:
     return call.qualname is not None and call.qualname.startswith(_KERAS_NAMESPACES)
 
 
-def keras_optimizers(ctx: FileContext):
+def keras_optimizers(ctx: RuleContext):
     for call in ctx.calls(*OPTIMIZER_OPS):
         if keras_optimizer(call):
             yield call

@@ -9,7 +9,7 @@ from typing import Iterator
 import libcst as cst
 
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext
+from nanlint.rules.context import RuleContext
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import normalized, same  # noqa: F401 - the rules import them from here
 
@@ -22,7 +22,7 @@ class Division:
     scope: Scope
 
 
-def divisions(ctx: FileContext) -> Iterator[Division]:
+def divisions(ctx: RuleContext) -> Iterator[Division]:
     """``a / b`` and framework divide calls (``tf.math.divide(a, b)``, ``a.div(b)``)."""
     for node, scope in ctx.index.binops:
         if isinstance(node.operator, cst.Divide):

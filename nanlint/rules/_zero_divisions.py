@@ -7,7 +7,7 @@ import libcst as cst
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.analysis import zeros
-from nanlint.semantic.context import FileContext
+from nanlint.rules.context import RuleContext
 from nanlint.analysis.facts import returns_early
 from nanlint.semantic.reach import origin_note
 from nanlint.semantic.resolve import Scope
@@ -37,12 +37,12 @@ class DivisionSinks(Rule):
         return zeros.site(tree, text, frozenset({o.DIVIDE, o.RECIPROCAL, o.RSQRT, o.POW}), divide=True,
                           power=lambda p: (literal(p) or 0) < 0, path=path, extra=extra)
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         for node, message, fix, zero in self.findings(ctx):
             if zero.strong:
                 ctx.report(node, message, fix)
 
-    def findings(self, ctx: FileContext):
+    def findings(self, ctx: RuleContext):
         """Every division by a value reaching 0, strong evidence or weak (NAN110 reports those)."""
         sites: list[tuple[cst.CSTNode, cst.BaseExpression, Scope, str, object]] = []
         for div in divisions(ctx):
@@ -86,7 +86,7 @@ class DivisionSinks(Rule):
         return "guard the denominator with an epsilon that survives float32 (1e-7)"
 
     @staticmethod
-    def _in_where(ctx: FileContext, node: cst.CSTNode, scope: Scope) -> bool:
+    def _in_where(ctx: RuleContext, node: cst.CSTNode, scope: Scope) -> bool:
         parent = ctx.parent(node)
         for _ in range(_WHERE_DEPTH):
             if parent is None or isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
@@ -99,7 +99,7 @@ class DivisionSinks(Rule):
         return False
 
     @staticmethod
-    def make_fix(ctx: FileContext, den: cst.BaseExpression, scope: Scope, zero: zeros.Zero,
+    def make_fix(ctx: RuleContext, den: cst.BaseExpression, scope: Scope, zero: zeros.Zero,
                  node: cst.CSTNode) -> fixes.Fix:
         framework = _framework(ctx, den, scope, node, zero)
         inner = bare(den)
@@ -120,7 +120,7 @@ class DivisionSinks(Rule):
         return fixes.Fix(fixes.UNSAFE, message, [(den, built[0])], built[1])
 
 
-def _framework(ctx: FileContext, den, scope: Scope, node: cst.CSTNode, zero: zeros.Zero):
+def _framework(ctx: RuleContext, den, scope: Scope, node: cst.CSTNode, zero: zeros.Zero):
     """The framework to spell the guard in: the division's own op, else the source's."""
     call = ctx.op_call(node, scope)
     if call is not None:
@@ -133,7 +133,7 @@ def _framework(ctx: FileContext, den, scope: Scope, node: cst.CSTNode, zero: zer
     return None
 
 
-def _first_op(ctx: FileContext, expr: cst.CSTNode, scope: Scope, depth: int = 4):
+def _first_op(ctx: RuleContext, expr: cst.CSTNode, scope: Scope, depth: int = 4):
     if depth < 0:
         return None
     if isinstance(expr, cst.Call):

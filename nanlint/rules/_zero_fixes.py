@@ -8,7 +8,8 @@ import libcst as cst
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.context import OpCall
+from nanlint.rules.context import RuleContext
 from nanlint.semantic.reach import MODEL, MODULE, Resolved
 from nanlint.semantic.resolve import Scope
 from nanlint.rules._gradient_traps import spelled_call
@@ -18,7 +19,7 @@ EPS16 = "1e-4"  # float16's smallest normal is 6.1e-5: 1e-7 would be a subnormal
 _HALF = ("float16", "bfloat16", ".half()", "'half'", '"half"', "mixed_float16", "mixed_bfloat16")
 
 
-def epsilon(ctx: FileContext) -> str:
+def epsilon(ctx: RuleContext) -> str:
     """The guard's epsilon: larger when the file shows float16/bfloat16 evidence."""
     text = getattr(ctx, "_zero_text", None)
     if text is None:
@@ -32,7 +33,7 @@ def far(value: Resolved) -> bool:
     return bool(value.via & {MODEL, MODULE})
 
 
-def guard(ctx: FileContext, framework: o.Framework, x: cst.BaseExpression, scope: Scope,
+def guard(ctx: RuleContext, framework: o.Framework, x: cst.BaseExpression, scope: Scope,
           prefer: tuple[cst.CSTNode, ...] = ()) -> tuple[cst.Call, list[fixes.Import]] | None:
     """``clamp(x, eps)`` (torch) or ``maximum(x, eps)`` spelled with the file's aliases."""
     eps = cst.Float(epsilon(ctx))
@@ -41,7 +42,7 @@ def guard(ctx: FileContext, framework: o.Framework, x: cst.BaseExpression, scope
     return spelled_call(ctx, framework, o.MAXIMUM, scope, [("x", x), ("y", eps)], prefer)
 
 
-def guard_fix(ctx: FileContext, call: OpCall, x: cst.BaseExpression, message: str) -> fixes.Fix:
+def guard_fix(ctx: RuleContext, call: OpCall, x: cst.BaseExpression, message: str) -> fixes.Fix:
     built = guard(ctx, call.framework, x, call.scope, prefer=(call.node.func,))
     if built is None:
         return fixes.Fix(fixes.DISPLAY_ONLY, message)

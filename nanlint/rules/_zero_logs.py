@@ -7,7 +7,8 @@ import libcst as cst
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.analysis import zeros
-from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.context import OpCall
+from nanlint.rules.context import RuleContext
 from nanlint.semantic.reach import origin_note
 from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import spelled_call
@@ -24,12 +25,12 @@ class LogSinks(Rule):
     def site(self, tree, text: str, path=None, extra=()) -> bool:
         return zeros.site(tree, text, frozenset(self.triggers[0]), affine=True, path=path, extra=extra)
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         for node, message, fix, zero in self.findings(ctx):
             if zero.strong:
                 ctx.report(node, message, fix)
 
-    def findings(self, ctx: FileContext):
+    def findings(self, ctx: RuleContext):
         """Every log whose argument reaches 0, strong evidence or weak (NAN110 reports those)."""
         for log in ctx.calls(o.LOG, o.LOG2, o.LOG10, o.LGAMMA, o.DIGAMMA):
             if log.x is None or (log.op == o.LOG and covered(ctx, log.x, log.scope)):
@@ -59,7 +60,7 @@ class LogSinks(Rule):
             yield call.node, message, fix, zero
 
     @staticmethod
-    def handled(ctx: FileContext, log: OpCall) -> bool:
+    def handled(ctx: RuleContext, log: OpCall) -> bool:
         """The log is assigned to a name whose non-finite values are replaced right after
         (``where(isfinite(lp), lp, c)``, ``nan_to_num(lp)``): the value is handled (a NaN
         gradient there is NAN205's)."""
@@ -86,7 +87,7 @@ class LogSinks(Rule):
         return "guard it with an epsilon that survives float32 (1e-7), or use a fused form"
 
     @staticmethod
-    def make_fix(ctx: FileContext, log: OpCall, zero: zeros.Zero) -> fixes.Fix:
+    def make_fix(ctx: RuleContext, log: OpCall, zero: zeros.Zero) -> fixes.Fix:
         assert log.x is not None
         if zero.kind == zeros.AFFINE:
             return fixes.Fix(fixes.DISPLAY_ONLY, "Apply a positive activation (softplus) before the log")

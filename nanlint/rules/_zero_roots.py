@@ -9,7 +9,7 @@ import libcst as cst
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.analysis import zeros
-from nanlint.semantic.context import FileContext
+from nanlint.rules.context import RuleContext
 from nanlint.analysis.gradients import not_differentiated
 from nanlint.semantic.reach import origin_note
 from nanlint.semantic.resolve import Scope
@@ -36,12 +36,12 @@ class RootSinks(Rule):
         return zeros.site(tree, text, frozenset({o.SQRT, o.POW}),
                           power=lambda p: 0 < (literal(p) or 0) < 1, path=path, extra=extra)
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         for node, message, fix, zero in self.findings(ctx):
             if zero.strong:
                 ctx.report(node, message, fix)
 
-    def findings(self, ctx: FileContext):
+    def findings(self, ctx: RuleContext):
         """Every root of a value reaching 0, strong evidence or weak (NAN110 reports those)."""
         sites: list[tuple[cst.CSTNode, cst.BaseExpression, Scope, str]] = []
         for call in ctx.calls(o.SQRT, o.POW):
@@ -74,7 +74,7 @@ class RootSinks(Rule):
             yield node, message, self.make_fix(x, zero, isinstance(node, cst.BinaryOperation)), zero
 
     @staticmethod
-    def _selected(ctx: FileContext, zero: zeros.Zero) -> bool:
+    def _selected(ctx: RuleContext, zero: zeros.Zero) -> bool:
         """A source that selects the gradient (0 where it is 0) instead of multiplying it:
         the root of it has a finite gradient there.  torch's and JAX's relu; TensorFlow's
         dropout and flax's (``where``/``lax.select`` of the mask).  Measured (torch 2.13,
@@ -95,12 +95,12 @@ class RootSinks(Rule):
         return False
 
     @staticmethod
-    def _distance(ctx: FileContext, x, scope: Scope) -> bool:
+    def _distance(ctx: RuleContext, x, scope: Scope) -> bool:
         base = square_base(ctx, x, scope)
         return sum_of_squares(ctx, x, scope) is not None or (base is not None and is_difference(ctx, base, scope))
 
     @staticmethod
-    def _framework(ctx: FileContext, node: cst.CSTNode, scope: Scope):
+    def _framework(ctx: RuleContext, node: cst.CSTNode, scope: Scope):
         call = ctx.op_call(node, scope)
         return call.framework if call is not None else None
 

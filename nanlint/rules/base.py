@@ -2,7 +2,7 @@
 
 A rule is one module in ``nanlint/rules/`` defining a :class:`Rule` subclass;
 the registry finds it by discovery (no hand-kept list).  A rule speaks of
-canonical ops through :class:`nanlint.semantic.context.FileContext` and never of a
+canonical ops through :class:`nanlint.semantic.context.RuleContext` and never of a
 framework's spelling.
 """
 
@@ -13,7 +13,7 @@ import pkgutil
 from functools import lru_cache
 from typing import TYPE_CHECKING, ClassVar
 
-from nanlint.semantic.context import FileContext
+from nanlint.rules.context import RuleContext
 from nanlint.vocabulary.ops import with_implying
 
 if TYPE_CHECKING:
@@ -42,8 +42,16 @@ class Rule:
     # binops it reads, what ``op_of`` must find) must be in a group, or a finding is lost.
     triggers: ClassVar[tuple[frozenset[str], ...] | None] = None
 
-    def check(self, ctx: FileContext) -> None:  # pragma: no cover - abstract
+    # The engine's second hook: a rule that judges the ``# noqa`` directives (NAN002) is
+    # called with them once every other rule has run and noqa has been applied.
+    judges_noqa: ClassVar[bool] = False
+
+    def check(self, ctx: RuleContext) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def check_noqa(self, ctx: RuleContext, directives: list) -> None:
+        """Report on the file's ``# noqa`` directives (:class:`nanlint.source.noqa.Directive`),
+        each knowing which codes it suppressed; asked only when ``judges_noqa``."""
 
     def site(self, tree: ast.Module, text: str, path: Path | None = None, extra: tuple[str, ...] = ()) -> bool:
         """Whether a file (CPython's ``tree`` of ``text``) that has the rule's triggers can

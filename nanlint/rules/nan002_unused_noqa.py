@@ -13,7 +13,8 @@ import re
 import libcst as cst
 
 from nanlint.fix import fixes
-from nanlint.lint import noqa
+from nanlint.source import noqa
+from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule, by_code
 
 
@@ -26,13 +27,15 @@ class UnusedNoqa(Rule):
     frameworks = ()
     needs = ("noqa", "NOQA", "Noqa")  # nothing to judge in a file without a directive
 
+    judges_noqa = True
+
     def check(self, ctx) -> None:
         """Nothing: the work happens in :meth:`check_noqa`, once the other rules ran."""
 
-    def check_noqa(self, ctx, directives: list[noqa.Directive]) -> None:
+    def check_noqa(self, ctx: RuleContext, directives: list[noqa.Directive]) -> None:
         rules = by_code()
         names = {r.name.upper(): r.code for r in rules.values()}
-        enabled = {r.code for r in getattr(ctx, "enabled_rules", rules.values())}
+        enabled = {r.code for r in ctx.enabled_rules or rules.values()}
         others: dict[str, set[int]] | None = None
         for d in directives:
             if d.codes is None:
@@ -66,20 +69,18 @@ class UnusedNoqa(Rule):
 
 def _rows_of_other_rules(ctx, directives, rules, enabled) -> dict[str, set[int]]:
     """Rows where the named rules that are not enabled in this run would report."""
-    from nanlint.semantic.context import FileContext
-
     names = {r.name.upper(): r.code for r in rules.values()}
     wanted = {names.get(c.upper(), c.upper()) for d in directives for c in d.codes or ()}
-    wanted = {c for c in wanted if c in rules and c not in enabled and not hasattr(rules[c], "check_noqa")}
-    other = FileContext(ctx.module, ctx.path, ctx.settings)
+    wanted = {c for c in wanted if c in rules and c not in enabled and not rules[c].judges_noqa}
+    other = RuleContext(ctx.module, ctx.path, ctx.settings)
     text = ctx.module.code
     for code in sorted(wanted):
         rule = rules[code]
         if code == "NAN001" or not rule.wanted(text):
             continue
-        other._rule = rule
+        other.rule = rule
         rule.check(other)
-    other._rule = None
+    other.rule = None
     out: dict[str, set[int]] = {}
     for f in other.findings:
         out.setdefault(f.code, set()).add(ctx.positions[f.node].start.line)

@@ -8,7 +8,9 @@ import libcst as cst
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall, origin_note
+from nanlint.semantic.context import OpCall
+from nanlint.semantic.reach import origin_note
+from nanlint.rules.context import RuleContext
 from nanlint.semantic.reach import HANDWRITTEN, MERGED, SHAPE, Resolved
 from nanlint.rules.base import Rule
 from nanlint.rules import _log1m_softmax as log1m
@@ -23,7 +25,7 @@ class LogSoftmax(Rule):
     fix = fixes.SAFE
     triggers = (frozenset({o.LOG}), frozenset({o.SOFTMAX}))
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         for log in ctx.calls(o.LOG):
             found = ctx.op_of(log.x, log.scope, o.SOFTMAX)
             if found is None:
@@ -36,7 +38,7 @@ class LogSoftmax(Rule):
 
 
     # --- log(1 - softmax(z)) --------------------------------------------------------------
-    def check_complement(self, ctx: FileContext, log: OpCall) -> None:
+    def check_complement(self, ctx: RuleContext, log: OpCall) -> None:
         found = log1m.complement_of(ctx, log.x, log.scope)
         if found is None:
             return
@@ -48,7 +50,7 @@ class LogSoftmax(Rule):
         ctx.report(log.node, message, self.complement_fix(ctx, log, arg, p, softmax, resolved))
 
     @staticmethod
-    def complement_fix(ctx: FileContext, log: OpCall, arg: Resolved, p: cst.BaseExpression,
+    def complement_fix(ctx: RuleContext, log: OpCall, arg: Resolved, p: cst.BaseExpression,
                        softmax: OpCall, resolved: Resolved) -> fixes.Fix:
         """The exact form when it can be written at the log; else the epsilon guard (what
         NAN107 gives any log of a value reaching 0), display-only for a model's output."""
@@ -87,7 +89,7 @@ class LogSoftmax(Rule):
         return "the softmax computed in this function"
 
     @staticmethod
-    def exact(ctx: FileContext, log: OpCall, p: cst.BaseExpression, softmax: OpCall,
+    def exact(ctx: RuleContext, log: OpCall, p: cst.BaseExpression, softmax: OpCall,
               axis: cst.BaseExpression) -> tuple[cst.Call, list[fixes.Import]] | None:
         prefer = (log.node.func,) if softmax.is_method else (softmax.node.func, log.node.func)
         log_softmax = fused_call(ctx, softmax, o.LOG_SOFTMAX, log.scope, prefer=(log.node.func,))

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, origin_note
+from nanlint.semantic.reach import origin_note
+from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
 from nanlint.semantic.literals import one_minus
 from nanlint.rules._fused import log_sigmoid_fix
@@ -19,7 +20,7 @@ class LogSigmoid(Rule):
     fix = fixes.SAFE
     triggers = (frozenset({o.LOG}), frozenset({o.SIGMOID}))
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         for log in ctx.calls(o.LOG):
             arg = ctx.resolve(log.x, log.scope, functions=True) if log.x is not None else None
             if arg is None:

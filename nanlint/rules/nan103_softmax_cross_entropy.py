@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall, origin_note
+from nanlint.semantic.context import OpCall
+from nanlint.semantic.reach import origin_note
+from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
 from nanlint.rules._fused import log_softmax_fix
 from nanlint.rules._cross_entropy import REDUCTIONS, Product, product_with_log, outer_negation, signed_replacement, axis_constant, replace_x, string
@@ -20,7 +22,7 @@ class SoftmaxCrossEntropy(Rule):
     supersedes = ("NAN101",)
     triggers = (frozenset({o.SUM, o.MEAN}), frozenset({o.LOG}), frozenset({o.SOFTMAX}))
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         for reduction in ctx.calls(*REDUCTIONS):
             product = product_with_log(ctx, reduction.x, reduction.scope)
             if product is None:
@@ -36,7 +38,7 @@ class SoftmaxCrossEntropy(Rule):
                        "on the logits" + origin_note(ctx, resolved))
             ctx.report(site, message, self.make_fix(ctx, reduction, product, softmax, resolved, negation))
 
-    def make_fix(self, ctx: FileContext, reduction: OpCall, product: Product, softmax: OpCall,
+    def make_fix(self, ctx: RuleContext, reduction: OpCall, product: Product, softmax: OpCall,
                  resolved, negation) -> fixes.Fix | None:
         log = product.log
         if not resolved.fixable_in(log.scope):
@@ -49,7 +51,7 @@ class SoftmaxCrossEntropy(Rule):
         return fixes.Fix(fixes.UNSAFE, message, [(old, new)], imports)
 
     @staticmethod
-    def fused(ctx: FileContext, reduction: OpCall, product: Product, softmax: OpCall):
+    def fused(ctx: RuleContext, reduction: OpCall, product: Product, softmax: OpCall):
         """The positive loss ``-reduction(y * log(softmax(z)))`` as a fused call, when the
         reduction matches one exactly; None otherwise."""
         if reduction.op != o.SUM or reduction.has("keepdims") or softmax.has("dtype"):

@@ -7,7 +7,9 @@ import libcst as cst
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall, Resolved, origin_note
+from nanlint.semantic.context import OpCall
+from nanlint.semantic.reach import Resolved, origin_note
+from nanlint.rules.context import RuleContext
 from nanlint.analysis.guards import terms
 from nanlint.semantic.resolve import Scope
 from nanlint.rules.base import Rule
@@ -32,7 +34,7 @@ class SigmoidCrossEntropy(Rule):
     supersedes = ("NAN102",)
     triggers = (frozenset({o.LOG, o.BINARY_CROSS_ENTROPY, o.BCE_LOSS}), frozenset({o.SIGMOID}))
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         chains = [(node, scope) for node, scope in ctx.index.binops
                   if isinstance(node.operator, (cst.Add, cst.Subtract))]
         # the operands of a + or -: an unparenthesized one is part of a longer chain (no parent map needed)
@@ -47,7 +49,7 @@ class SigmoidCrossEntropy(Rule):
         self.check_bce(ctx)
 
     # --- y*log(p) + (1-y)*log(1-p) -------------------------------------------------------
-    def check_chain(self, ctx: FileContext, node: cst.BinaryOperation, scope: Scope) -> None:
+    def check_chain(self, ctx: RuleContext, node: cst.BinaryOperation, scope: Scope) -> None:
         pos, neg = [], []
         chain = terms(node)
         for sign, term in chain:
@@ -120,7 +122,7 @@ class SigmoidCrossEntropy(Rule):
                          a.replacements + b.replacements, list(dict.fromkeys(a.imports + b.imports)))
 
     # --- BCE losses on probabilities fed a sigmoid ---------------------------------------------
-    def check_bce(self, ctx: FileContext) -> None:
+    def check_bce(self, ctx: RuleContext) -> None:
         for call in ctx.calls(o.BINARY_CROSS_ENTROPY):
             # Keras' binary_crossentropy is not flagged: measured (Keras 3.15, TF backend) it
             # recovers the logits of an ops.sigmoid output and is exact (20.0 at z = 20).
@@ -169,7 +171,7 @@ class SigmoidCrossEntropy(Rule):
             ctx.report(node, message, fix)
 
     @staticmethod
-    def bce_fix(ctx: FileContext, call: OpCall, sigmoid: OpCall, resolved) -> fixes.Fix:
+    def bce_fix(ctx: RuleContext, call: OpCall, sigmoid: OpCall, resolved) -> fixes.Fix:
         message = "Pass the logits to the with-logits loss"
         if not resolved.fixable_in(call.scope) or sigmoid.x is None:
             return fixes.Fix(fixes.DISPLAY_ONLY, message)

@@ -8,7 +8,7 @@ import libcst as cst
 from nanlint.fix import fixes
 from nanlint.analysis.gates import syntax_sites
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext
+from nanlint.rules.context import RuleContext
 from nanlint.analysis.guards import absorbed_epsilon, constant, float32, positive_bound
 from nanlint.analysis.facts import uniform_below_one
 from nanlint.rules.base import Rule
@@ -27,7 +27,7 @@ class AbsorbedEpsilon(Rule):
         return syntax_sites.absorbed_epsilon(tree, text, last_names(frozenset({o.LOG})),
                                             last_names(frozenset({o.CLIP})))
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         if not ctx.uses_framework():
             return
         for log in ctx.calls(o.LOG):

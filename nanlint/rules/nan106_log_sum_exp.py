@@ -7,7 +7,9 @@ import libcst as cst
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall, Resolved, origin_note
+from nanlint.semantic.context import OpCall
+from nanlint.semantic.reach import Resolved, origin_note
+from nanlint.rules.context import RuleContext
 from nanlint.analysis.facts import bounded_exponent
 from nanlint.analysis.gradients import not_differentiated
 from nanlint.analysis.guards import constant, terms
@@ -15,7 +17,7 @@ from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import normalized
 from nanlint.rules.base import Rule
 
-def shifted(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> cst.BaseExpression | None:
+def shifted(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope) -> cst.BaseExpression | None:
     """``exp(x - m)``, also through ``shifted = x - m``: the subtrahend ``m`` of a
     max-shifted exponent (a hand-written stable logsumexp), else None."""
     if expr is None:
@@ -29,7 +31,7 @@ def shifted(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> 
     return found
 
 
-def adds_back(ctx: FileContext, log: cst.CSTNode, subtrahend: cst.BaseExpression) -> bool:
+def adds_back(ctx: RuleContext, log: cst.CSTNode, subtrahend: cst.BaseExpression) -> bool:
     """``m + log1p(exp(x - m))``: the log is added to the very term its exponent subtracts
     (the stable softplus/logaddexp form)."""
     parent = ctx.parent(log)
@@ -39,7 +41,7 @@ def adds_back(ctx: FileContext, log: cst.CSTNode, subtrahend: cst.BaseExpression
     return normalized(other) == normalized(subtrahend)
 
 
-def in_where_branch(ctx: FileContext, log: OpCall) -> bool:
+def in_where_branch(ctx: RuleContext, log: OpCall) -> bool:
     """``where(x < cutoff, log1p(exp(x)), softplus(x))``: the log is a branch of a where."""
     node, parent = log.node, ctx.parent(log.node)
     for _ in range(4):
@@ -63,7 +65,7 @@ class LogSumExp(Rule):
     needs = ("exp",)
     triggers = (frozenset({o.LOG, o.LOG1P}), frozenset({o.EXP}))
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         for log in ctx.calls(o.LOG, o.LOG1P):
             if log.x is None:
                 continue
@@ -104,14 +106,14 @@ class LogSumExp(Rule):
                 self.logsumexp(ctx, log, total, exp, crossed, scope, note)
 
     @staticmethod
-    def kept_finite(ctx: FileContext, log: OpCall) -> bool:
+    def kept_finite(ctx: RuleContext, log: OpCall) -> bool:
         """The log is a branch of a where that keeps the value finite, and no gradient is
         taken through it (only a gradient could be NaN).  Asked only of a log that would
         be reported: it needs the file's parent map."""
         return in_where_branch(ctx, log) and not_differentiated(ctx, log.node, log.framework)
 
     @staticmethod
-    def exp_of(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> tuple[OpCall, Resolved] | None:
+    def exp_of(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> tuple[OpCall, Resolved] | None:
         """The unbounded ``exp`` call ``expr`` is, also through a name (``e = exp(x)``)."""
         found = ctx.op_of(expr, scope, o.EXP)
         if found is None or found[0].x is None or bounded_exponent(ctx, found[0].x, found[1].scope):
@@ -119,7 +121,7 @@ class LogSumExp(Rule):
         return found
 
     @staticmethod
-    def reached(ctx: FileContext, arg: Resolved, found: tuple[OpCall, Resolved]):
+    def reached(ctx: RuleContext, arg: Resolved, found: tuple[OpCall, Resolved]):
         """(the exp, the scope its argument is written in, whether a statement was crossed
         on the way from the log, the note saying where) for an exp found under ``arg``."""
         exp, inner = found

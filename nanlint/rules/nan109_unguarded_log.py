@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext
+from nanlint.rules.context import RuleContext
 from nanlint.analysis.guards import guarded
 from nanlint.rules.base import Rule
 from nanlint.rules._log_guards import underflows, covered
@@ -20,7 +20,7 @@ class UnguardedLog(Rule):
     needs = ("log",)
     triggers = (frozenset({o.LOG}),)
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         for log in ctx.calls(o.LOG):
             if log.x is None or guarded(ctx, log.x, log.scope) or covered(ctx, log.x, log.scope):
                 continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from nanlint.fix import fixes
 from nanlint.analysis import zeros
-from nanlint.semantic.context import FileContext
+from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
 from nanlint.rules._zero_divisions import DivisionSinks
 from nanlint.rules._zero_logs import LogSinks
@@ -34,7 +34,7 @@ class MayReachZero(Rule):
     triggers = (frozenset().union(*(r.triggers[0] for r in _RULES)) | zeros.SOURCE_OPS,
                 zeros.SOURCE_OPS | zeros.STRONG_OPS)
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         for sinks, strong_code in _SINKS:
             for node, message, fix, zero in sinks().findings(ctx):
                 if not zero.strong:

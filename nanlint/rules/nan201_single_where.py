@@ -9,7 +9,8 @@ import libcst as cst
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.context import OpCall
+from nanlint.rules.context import RuleContext
 from nanlint.analysis.facts import gradient_free
 from nanlint.analysis.guards import constant, guarded, nonnegative
 from nanlint.semantic.resolve import Scope
@@ -36,7 +37,7 @@ def singular_points(what: str) -> tuple[float, ...]:
     return AT_ZERO_AND_BELOW
 
 
-def singular_sites(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> list[tuple[str, cst.BaseExpression]]:
+def singular_sites(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> list[tuple[str, cst.BaseExpression]]:
     """(what, input) for each sub-expression of ``expr`` whose gradient is non-finite
     at some input (``1/x`` at 0, ``log`` at 0, ``x ** 0.5`` at 0 and below, and
     ``sqrt``/``rsqrt``/``reciprocal`` where the framework's kernel gives NaN under a
@@ -84,7 +85,7 @@ def _singular_call(call: OpCall) -> tuple[str, cst.BaseExpression] | None:
     return None
 
 
-def compared(ctx: FileContext, cond: cst.BaseExpression, scope: Scope, depth: int = 4) -> set[str]:
+def compared(ctx: RuleContext, cond: cst.BaseExpression, scope: Scope, depth: int = 4) -> set[str]:
     """The keys of the non-constant operands compared in a condition
     (``x != 0``, ``(x > 0) & m``, ``~(x == 0)``, ``abs(x) > eps``, a name assigned one)."""
     out: set[str] = set()
@@ -114,7 +115,7 @@ _COMPARE = {cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b,
             cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b}
 
 
-def condition_at(ctx: FileContext, cond: cst.BaseExpression, scope: Scope, target: str, value: float,
+def condition_at(ctx: RuleContext, cond: cst.BaseExpression, scope: Scope, target: str, value: float,
                  depth: int = 4) -> bool | None:
     """The condition's truth when the operand ``target`` (a key) is ``value``; None when unknown."""
     if depth < 0:
@@ -141,7 +142,7 @@ def condition_at(ctx: FileContext, cond: cst.BaseExpression, scope: Scope, targe
     return None
 
 
-def small_value_test(ctx: FileContext, cond: cst.BaseExpression, scope: Scope, inp) -> bool | None:
+def small_value_test(ctx: RuleContext, cond: cst.BaseExpression, scope: Scope, inp) -> bool | None:
     """The truth at ``inp == 0`` of ``inp < t`` (``<=``, ``t > inp``...) where ``inp`` is
     never negative (a norm, a sqrt, a square) and ``t`` is not a constant: only a positive
     ``t`` makes such a test anything but constant (``norm < 0`` is never true, ``norm >= 0``
@@ -164,7 +165,7 @@ def small_value_test(ctx: FileContext, cond: cst.BaseExpression, scope: Scope, i
     return small[operator]
 
 
-def kept_off_zero(ctx: FileContext, inp: cst.BaseExpression, scope: Scope) -> bool:
+def kept_off_zero(ctx: RuleContext, inp: cst.BaseExpression, scope: Scope) -> bool:
     """Every value reaching the singular input is guarded already: clipped or bounded by a
     positive constant, or an inner where that puts a nonzero constant where the input would
     be singular (``first_denom = where(df > 2, df - 2, 1.)``: the double where, by a name)."""
@@ -184,12 +185,12 @@ def kept_off_zero(ctx: FileContext, inp: cst.BaseExpression, scope: Scope) -> bo
     return True
 
 
-def never_negative(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> bool:
+def never_negative(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> bool:
     """``expr >= 0`` for every value reaching it (a norm, a square, a sqrt...)."""
     return all(r.ctx is None and nonnegative(ctx, r.expr, r.scope) for r in ctx.values(expr, scope))
 
 
-def _operand_at(ctx: FileContext, operand, scope: Scope, target: str, value: float) -> float | None:
+def _operand_at(ctx: RuleContext, operand, scope: Scope, target: str, value: float) -> float | None:
     if key(ctx, operand) == target:
         return value
     n = constant(ctx, operand, scope)
@@ -201,7 +202,7 @@ def _operand_at(ctx: FileContext, operand, scope: Scope, target: str, value: flo
     return None
 
 
-def pure(ctx: FileContext, expr: cst.CSTNode, scope: Scope) -> bool:
+def pure(ctx: RuleContext, expr: cst.CSTNode, scope: Scope) -> bool:
     """Can be evaluated twice with the same result and no side effect."""
     if isinstance(expr, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
         return True
@@ -241,7 +242,7 @@ class SingleWhere(Rule):
     needs = ("where", "switch", "masked_fill")
     triggers = (frozenset({o.WHERE, o.MASKED_FILL}),)
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         for call in ctx.calls(o.WHERE, o.MASKED_FILL):
             cond = call.value("cond")
             if cond is None:
@@ -272,7 +273,7 @@ class SingleWhere(Rule):
                 break
 
     @staticmethod
-    def masked_somewhere(ctx: FileContext, call: OpCall, cond, role: str, what: str, inp) -> bool:
+    def masked_somewhere(ctx: RuleContext, call: OpCall, cond, role: str, what: str, inp) -> bool:
         """Does the where discard the branch at one of the site's singular points?
         Decided only when the condition compares the input with constants (``x != 0``,
         ``x > eps``, ``abs(x) < 1e-6``): a comparison with another tensor (``loss < beta``)
@@ -289,7 +290,7 @@ class SingleWhere(Rule):
         return False
 
     @staticmethod
-    def make_fix(ctx: FileContext, call: OpCall, cond, role: str, branch, resolved, sites) -> fixes.Fix:
+    def make_fix(ctx: RuleContext, call: OpCall, cond, role: str, branch, resolved, sites) -> fixes.Fix:
         message = "Guard the input with the same condition: where(c, f(where(c, x, 1.0)), other)"
         if not pure(ctx, cond, call.scope) or not resolved.fixable_in(call.scope):
             return fixes.Fix(fixes.DISPLAY_ONLY, message)
@@ -308,7 +309,7 @@ class SingleWhere(Rule):
                                                 for _, inp in sites], imports)
 
     @staticmethod
-    def guard(ctx: FileContext, call: OpCall, cond, role: str, inp) -> tuple[cst.BaseExpression, list] | None:
+    def guard(ctx: RuleContext, call: OpCall, cond, role: str, inp) -> tuple[cst.BaseExpression, list] | None:
         safe = cst.Float(SAFE_VALUE)
         if call.op == o.MASKED_FILL:  # masked where the mask is true
             masked = fixes.parenthesize(bare(inp))

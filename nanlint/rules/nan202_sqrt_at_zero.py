@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext
+from nanlint.rules.context import RuleContext
 from nanlint.analysis.facts import may_be_zero
 from nanlint.analysis.gradients import not_differentiated
 from nanlint.analysis.guards import terms
@@ -34,7 +34,7 @@ class SqrtAtZero(Rule):
     needs = ("sqrt", "norm", "**", "pow", "power")
     triggers = (frozenset({o.SQRT, o.NORM, POW_HALF}),)
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         seen: set[int] = set()
         sites = [(c.node, c.scope) for c in ctx.calls(o.SQRT, o.POW)] + list(ctx.index.binops)
         for node, scope in sites:
@@ -77,7 +77,7 @@ class SqrtAtZero(Rule):
 
 
     @staticmethod
-    def zero_because(ctx: FileContext, inner, scope, squares, base) -> str | None:
+    def zero_because(ctx: RuleContext, inner, scope, squares, base) -> str | None:
         """Why the summed squares can all be exactly 0 (every squared value plausibly is:
         differences, a gradient, masked values), or None."""
         if squares is not None and squares[1] is not None:
@@ -89,7 +89,7 @@ class SqrtAtZero(Rule):
         return reasons[0]
 
 
-def _framework(ctx: FileContext, root, scope, squares):
+def _framework(ctx: RuleContext, root, scope, squares):
     """The framework of a sqrt (its op, or the sum under a ``** 0.5``), if known."""
     call = ctx.op_call(root, scope)
     if call is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext
+from nanlint.rules.context import RuleContext
 from nanlint.semantic.resolve import Scope
 from nanlint.analysis.facts import may_be_zero
 from nanlint.analysis.gradients import not_differentiated
@@ -29,7 +29,7 @@ class NormalizeByNorm(Rule):
     needs = ("norm", "sqrt", "**", "pow")
     triggers = (frozenset({o.NORM, o.SQRT, POW_HALF}), frozenset({o.DIVIDE, SLASH}))
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         for node, scope, num, den in divisions(ctx):
             resolved = ctx.resolve(den, scope)
             found = norm_in(ctx, den, scope)
@@ -52,7 +52,7 @@ class NormalizeByNorm(Rule):
             ctx.report(node, message, self.make_fix(ctx, node, scope, num, den, found, resolved))
 
     @staticmethod
-    def make_fix(ctx: FileContext, node, scope: Scope, num, den, found: Norm, resolved) -> fixes.Fix:
+    def make_fix(ctx: RuleContext, node, scope: Scope, num, den, found: Norm, resolved) -> fixes.Fix:
         fw = found.framework
         if not resolved.fixable_in(scope):
             return fixes.Fix(fixes.DISPLAY_ONLY, "Normalize with an epsilon")

@@ -7,7 +7,8 @@ import libcst as cst
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.context import OpCall
+from nanlint.rules.context import RuleContext
 from nanlint.semantic.resolve import Scope
 from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import binop, clip_method, follow, is_op, spelled_call
@@ -17,7 +18,7 @@ PRODUCTS = (o.DOT, o.MATMUL, o.TENSORDOT, o.EINSUM, o.COSINE_SIMILARITY)
 LO, HI = "-1 + 1e-7", "1 - 1e-7"
 
 
-def dot_like(ctx: FileContext, expr, scope: Scope, depth: int = 3) -> str | None:
+def dot_like(ctx: RuleContext, expr, scope: Scope, depth: int = 3) -> str | None:
     """What makes ``expr`` a cosine / dot product: ``sum(a * b)``, ``a @ b``,
     ``matmul``/``dot``/``einsum``..., ``cosine_similarity``, a division by a norm."""
     if expr is None or depth < 0:
@@ -41,7 +42,7 @@ def dot_like(ctx: FileContext, expr, scope: Scope, depth: int = 3) -> str | None
     return None
 
 
-def _division(ctx: FileContext, num, den, scope: Scope, depth: int) -> str | None:
+def _division(ctx: RuleContext, num, den, scope: Scope, depth: int) -> str | None:
     if dot_like(ctx, num, scope, depth - 1):
         return "a cosine"
     if den is not None and _has_norm(ctx, den, scope, 3):
@@ -49,7 +50,7 @@ def _division(ctx: FileContext, num, den, scope: Scope, depth: int) -> str | Non
     return None
 
 
-def _has_norm(ctx: FileContext, expr, scope: Scope, depth: int) -> bool:
+def _has_norm(ctx: RuleContext, expr, scope: Scope, depth: int) -> bool:
     if depth < 0 or expr is None:
         return False
     if norm_in(ctx, expr, scope) is not None:
@@ -72,7 +73,7 @@ class AcosDomain(Rule):
     needs = ("acos", "asin", "arccos", "arcsin")
     triggers = (frozenset({o.ACOS, o.ASIN}),)
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         for call in ctx.calls(o.ACOS, o.ASIN):
             what = dot_like(ctx, call.x, call.scope)
             if what is None:
@@ -83,7 +84,7 @@ class AcosDomain(Rule):
             ctx.report(call.node, message, self.make_fix(ctx, call))
 
     @staticmethod
-    def make_fix(ctx: FileContext, call: OpCall) -> fixes.Fix:
+    def make_fix(ctx: RuleContext, call: OpCall) -> fixes.Fix:
         message = "Clip the argument into (-1 + 1e-7, 1 - 1e-7)"
         x = call.x
         assert x is not None

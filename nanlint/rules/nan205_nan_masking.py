@@ -7,7 +7,8 @@ import libcst as cst
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.context import OpCall
+from nanlint.rules.context import RuleContext
 from nanlint.semantic.reach import argument
 from nanlint.semantic.resolve import Scope
 from nanlint.analysis.gradients import not_differentiated
@@ -15,7 +16,7 @@ from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import bare, follow, hazard, is_op, key
 
 
-def masked_test(ctx: FileContext, cond, scope: Scope) -> OpCall | None:
+def masked_test(ctx: RuleContext, cond, scope: Scope) -> OpCall | None:
     """The ``is_finite(t)`` / ``is_nan(t)`` a condition is (possibly negated)."""
     if cond is None:
         return None
@@ -36,7 +37,7 @@ class NanMasking(Rule):
     needs = ("nan", "finite")
     triggers = (frozenset({o.WHERE, o.MASKED_FILL, o.NAN_TO_NUM}),)
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         helpers: dict[int, tuple[str, int | str]] = {}  # a function that masks its parameter
         for call in ctx.calls(o.WHERE, o.MASKED_FILL, o.NAN_TO_NUM):
             found = self.masked(ctx, call)
@@ -61,7 +62,7 @@ class NanMasking(Rule):
                 self.judge(ctx, node, scope, arg, f"{how} (in `{name}`)", None)
 
     @staticmethod
-    def masked(ctx: FileContext, call: OpCall) -> tuple[cst.BaseExpression, str] | None:
+    def masked(ctx: RuleContext, call: OpCall) -> tuple[cst.BaseExpression, str] | None:
         """The value a where/masked_fill/nan_to_num masks the non-finite entries of."""
         if call.op == o.NAN_TO_NUM:
             return (call.x, "nan_to_num") if call.x is not None else None
@@ -74,7 +75,7 @@ class NanMasking(Rule):
         return (masked, f"masking with {test.op}") if masked is not None else None
 
     @staticmethod
-    def helper_parameter(ctx: FileContext, call: OpCall, masked: cst.BaseExpression):
+    def helper_parameter(ctx: RuleContext, call: OpCall, masked: cst.BaseExpression):
         """The parameter (node) of a helper ``def mask_nan(x, c): return where(is_finite(x), x, c)``
         whose return value is this masking of the parameter ``masked``."""
         scope = call.scope
@@ -88,7 +89,7 @@ class NanMasking(Rule):
         return None
 
     @staticmethod
-    def judge(ctx: FileContext, node: cst.CSTNode, scope: Scope, masked, how: str, framework) -> None:
+    def judge(ctx: RuleContext, node: cst.CSTNode, scope: Scope, masked, how: str, framework) -> None:
         what = hazard(ctx, masked, scope)
         if what is None or not_differentiated(ctx, node, framework):
             return  # the masked value is right; only a gradient could be NaN

@@ -6,7 +6,9 @@ import libcst as cst
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall, Resolved
+from nanlint.semantic.context import OpCall
+from nanlint.semantic.reach import Resolved
+from nanlint.rules.context import RuleContext
 from nanlint.analysis.facts import bounded_exponent
 from nanlint.semantic.reach import SHAPE
 from nanlint.rules.base import Rule
@@ -15,7 +17,7 @@ from nanlint.analysis.gates.sites import SLASH
 from nanlint.semantic.literals import number
 
 
-def _shifted(ctx: FileContext, expr: cst.BaseExpression, scope) -> bool:
+def _shifted(ctx: RuleContext, expr: cst.BaseExpression, scope) -> bool:
     """``x - something`` (inline or through a name): the stabilized ``exp(x - max(x))``."""
     value = _uncast(ctx, ctx.resolve(expr, scope).expr, scope)
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Subtract):
@@ -28,7 +30,7 @@ _CAST_METHODS = ("astype", "to", "float", "double", "half", "bfloat16")
 _CASTS = ("tensorflow.cast", "tensorflow.dtypes.cast", "keras.ops.cast", "jax.lax.convert_element_type")
 
 
-def _uncast(ctx: FileContext, expr: cst.BaseExpression, scope) -> cst.BaseExpression:
+def _uncast(ctx: RuleContext, expr: cst.BaseExpression, scope) -> cst.BaseExpression:
     """The value under a dtype conversion: ``(x - m).astype(f32)``, ``tf.cast(x - m, f32)``
     (a cast keeps the shift: jax/experimental/pallas/ops/gpu/softmax.py)."""
     if isinstance(expr, cst.Call):
@@ -40,7 +42,7 @@ def _uncast(ctx: FileContext, expr: cst.BaseExpression, scope) -> cst.BaseExpres
     return expr
 
 
-def _negative_square(ctx: FileContext, expr: cst.BaseExpression, scope) -> bool:
+def _negative_square(ctx: RuleContext, expr: cst.BaseExpression, scope) -> bool:
     """A Gaussian-kernel exponent such as ``-0.5 * (x / sigma) ** 2``: never above 0, so
     ``exp`` cannot overflow and the kernel's normalization is not a softmax of logits."""
     value = ctx.resolve(expr, scope).expr
@@ -70,7 +72,7 @@ def _negative_square(ctx: FileContext, expr: cst.BaseExpression, scope) -> bool:
     return squared and sign < 0
 
 
-def _unclipped(ctx: FileContext, expr: cst.BaseExpression | None, scope) -> cst.BaseExpression | None:
+def _unclipped(ctx: RuleContext, expr: cst.BaseExpression | None, scope) -> cst.BaseExpression | None:
     """``x`` of ``clip(x, lo, hi)`` / ``minimum(x, c)`` / ``maximum(x, c)`` (inline or through
     a name), else ``expr``: exponents that match up to a clip are the same logits."""
     if expr is None:
@@ -93,7 +95,7 @@ class ManualSoftmax(Rule):
     needs = ("exp",)
     triggers = (frozenset({o.EXP}), frozenset({o.SUM}), frozenset({o.DIVIDE, SLASH}))
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         for div in divisions(ctx):
             num = ctx.op_of(div.num, div.scope, o.EXP)
             if num is None:
@@ -125,7 +127,7 @@ class ManualSoftmax(Rule):
             ctx.report(div.node, message, self.make_fix(ctx, div, exp, total, (r_num, r_den, r_inner), clipped))
 
     @staticmethod
-    def make_fix(ctx: FileContext, div: Division, exp: OpCall, total: OpCall,
+    def make_fix(ctx: RuleContext, div: Division, exp: OpCall, total: OpCall,
                  resolved: tuple[Resolved, ...], clipped: bool = False) -> fixes.Fix:
         axis = total.value("axis")
         axis_value = int_literal(axis)

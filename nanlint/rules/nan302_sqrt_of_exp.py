@@ -6,7 +6,9 @@ import libcst as cst
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall, Resolved, origin_note
+from nanlint.semantic.context import OpCall
+from nanlint.semantic.reach import Resolved, origin_note
+from nanlint.rules.context import RuleContext
 from nanlint.analysis.facts import bounded_exponent
 from nanlint.rules.base import Rule
 from nanlint.analysis.gates.sites import POW_HALF
@@ -29,7 +31,7 @@ class SqrtOfExp(Rule):
     needs = ("exp",)
     triggers = (frozenset({o.EXP}), frozenset({o.SQRT, POW_HALF}))
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         sites: list[tuple[cst.BaseExpression, cst.BaseExpression, object]] = []
         for sqrt in ctx.calls(o.SQRT):
             if sqrt.x is not None:

@@ -6,7 +6,7 @@ import libcst as cst
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext
+from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
 from nanlint.rules._shapes import Division, code, divisions
 from nanlint.analysis.gates.sites import SLASH
@@ -23,7 +23,7 @@ class MaskedMean(Rule):
     needs = ("sum",)
     triggers = (frozenset({o.SUM}), frozenset({o.DIVIDE, SLASH}))
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         for div in divisions(ctx):
             if not masked_mean(ctx, div):
                 continue
@@ -33,7 +33,7 @@ class MaskedMean(Rule):
             ctx.report(div.node, message, self.make_fix(ctx, div, total))
 
     @staticmethod
-    def make_fix(ctx: FileContext, div: Division, total) -> fixes.Fix:
+    def make_fix(ctx: RuleContext, div: Division, total) -> fixes.Fix:
         framework = total.framework
         if framework.name in ("tensorflow", "keras"):
             spelling = ctx.spell(framework, o.DIVIDE_NO_NAN, div.scope, prefer=(total.node.func,))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from nanlint.fix import fixes
-from nanlint.semantic.context import FileContext
+from nanlint.rules.context import RuleContext
 from nanlint.semantic.project_versions import targets_below
 from nanlint.rules.base import Rule
 from nanlint.rules._optimizers import OPTIMIZER_OPS, keras_optimizers
@@ -21,7 +21,7 @@ class OptimizerLrKwarg(Rule):
     needs = ("lr",)
     triggers = (frozenset(OPTIMIZER_OPS),)
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         for call in keras_optimizers(ctx):
             lr = keyword_arg(call.node, "lr")
             if lr is None or lr.keyword is None:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import libcst as cst
 
 from nanlint.fix import fixes
-from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.context import OpCall
+from nanlint.rules.context import RuleContext
 from nanlint.semantic.project_versions import describe, targets_below
 from nanlint.rules.base import Rule
 from nanlint.rules._optimizers import OPTIMIZER_OPS, keras_optimizer
@@ -25,7 +26,7 @@ class ClipnormCustomLoop(Rule):
     needs = ("clipnorm", "clipvalue")
     triggers = (frozenset(OPTIMIZER_OPS),)
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         if not targets_below(ctx.settings, "tensorflow", "2.4"):
             return
         source = describe(ctx.settings, "tensorflow")
@@ -50,7 +51,7 @@ class ClipnormCustomLoop(Rule):
                 fixes.DISPLAY_ONLY, f"Clip before apply_gradients: grads = {manual}, and drop {keyword}="))
 
     @staticmethod
-    def optimizer_of(ctx: FileContext, receiver: cst.BaseExpression, scope) -> OpCall | None:
+    def optimizer_of(ctx: RuleContext, receiver: cst.BaseExpression, scope) -> OpCall | None:
         """The Keras optimizer constructor every value reaching ``receiver`` is."""
         found = ctx.op_of(receiver, scope, *OPTIMIZER_OPS)
         if found is None or found[1].ctx is not None or not keras_optimizer(found[0]):

@@ -10,7 +10,7 @@ import libcst as cst
 from nanlint.fix import fixes
 from nanlint.analysis.gates import syntax_sites
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext
+from nanlint.rules.context import RuleContext
 from nanlint.semantic.resolve import ASSIGN, Scope
 from nanlint.rules.base import Rule
 from nanlint.analysis.gates.sites import last_names
@@ -41,7 +41,7 @@ class OneSidedGradientClip(Rule):
         return _GRAD_WORD.search(text) is not None and \
             syntax_sites.zero_clip(tree, text, last_names(frozenset({o.CLIP})))
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         self._lambdas: dict[int, cst.Call] | None = None
         for clip in ctx.calls(o.CLIP):
             lo = number(clip.value("lo"))
@@ -58,7 +58,7 @@ class OneSidedGradientClip(Rule):
                        fixes.Fix(fixes.DISPLAY_ONLY, manual.capitalize() + " (or clip by global norm)"))
 
     # --- provenance -------------------------------------------------------------------
-    def is_gradient(self, ctx: FileContext, expr: cst.BaseExpression, scope: Scope, depth: int) -> bool:
+    def is_gradient(self, ctx: RuleContext, expr: cst.BaseExpression, scope: Scope, depth: int) -> bool:
         if depth <= 0:
             return False
         if isinstance(expr, cst.Attribute):
@@ -100,7 +100,7 @@ class OneSidedGradientClip(Rule):
                     return True
         return False
 
-    def iterates_gradients(self, ctx: FileContext, target: cst.BaseExpression, name: str,
+    def iterates_gradients(self, ctx: RuleContext, target: cst.BaseExpression, name: str,
                            it: cst.BaseExpression, scope: Scope, depth: int) -> bool:
         """Whether ``name``, bound by ``for target in it``, takes gradients: ``for g in grads``,
         ``for g, v in zip(grads, vs)`` (the zip argument at g's position), or
@@ -118,7 +118,7 @@ class OneSidedGradientClip(Rule):
         return position == 0 and self.is_gradient(ctx, it, scope, depth)
 
     @staticmethod
-    def produces_gradient(ctx: FileContext, call: cst.Call, scope: Scope) -> bool:
+    def produces_gradient(ctx: RuleContext, call: cst.Call, scope: Scope) -> bool:
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in _GRAD_METHODS:
             return True
@@ -126,7 +126,7 @@ class OneSidedGradientClip(Rule):
             return ctx.index.qualname(func.func, scope) in _GRAD_TRANSFORMS
         return ctx.index.qualname(func, scope) in _GRAD_QUALNAMES
 
-    def lambda_calls(self, ctx: FileContext) -> dict[int, cst.Call]:
+    def lambda_calls(self, ctx: RuleContext) -> dict[int, cst.Call]:
         """id(lambda) -> the tree_map call it is the function of."""
         if self._lambdas is None:
             self._lambdas = {}

@@ -8,7 +8,8 @@ import libcst as cst
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.context import OpCall
+from nanlint.rules.context import RuleContext
 from nanlint.semantic.resolve import Scope
 from nanlint.rules.base import Rule
 from nanlint.rules._shapes import keyword_arg, normalized
@@ -42,7 +43,7 @@ class Fp16AdamEpsilon(Rule):
     needs = ("float16", "half")
     triggers = (frozenset({o.ADAM_OPTIMIZER}),)
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         evidence: _Evidence | None = None  # built only when an optimizer could be reported
         for call in ctx.calls(o.ADAM_OPTIMIZER):
             if any(a.star for a in call.node.args):
@@ -85,7 +86,7 @@ class Fp16AdamEpsilon(Rule):
 class _Evidence:
     """Where the file makes parameters float16."""
 
-    def __init__(self, ctx: FileContext) -> None:
+    def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
         self.tf_global: str | None = None  # set_floatx / float16 variables
         self.jax_global: str | None = None  # a params pytree cast to float16

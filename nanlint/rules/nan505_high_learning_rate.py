@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.context import FileContext
+from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
 from nanlint.semantic.literals import number
 
@@ -19,7 +19,7 @@ class HighLearningRate(Rule):
     default = False
     triggers = (frozenset({o.ADAM_OPTIMIZER}),)
 
-    def check(self, ctx: FileContext) -> None:
+    def check(self, ctx: RuleContext) -> None:
         for call in ctx.calls(o.ADAM_OPTIMIZER):
             lr = call.args.get("lr")
             value = number(lr.value) if lr is not None else None

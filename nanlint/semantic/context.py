@@ -1,64 +1,22 @@
-"""What a rule sees of one file: op calls in the canonical vocabulary, the names
-behind them, fix spellings in the file's own aliases, and ``report``."""
+"""The semantic model of one file, read-only to rules: op calls in the canonical
+vocabulary, the names and values behind them (:mod:`nanlint.semantic.reach`), parents
+and positions. Reporting and fix spelling are the rule context's
+(:mod:`nanlint.rules.context`, :mod:`nanlint.fix.spelling`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
 import libcst as cst
 
 from nanlint.vocabulary import frameworks as fw_registry
-from nanlint.fix import fixes
-from nanlint.vocabulary.ops import Fn, Framework
+from nanlint.vocabulary.ops import Fn
 from nanlint.semantic import flow, handwritten, models
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.reach import HANDWRITTEN, MODEL, Origin, Resolved, origin_note, values, via_call  # noqa: F401 - re-exported for rules
+from nanlint.semantic.reach import HANDWRITTEN, MODEL, Resolved, values, via_call
+from nanlint.semantic.model import OpCall
 from nanlint.semantic.resolve import Binding, Index, Scope
 
-if TYPE_CHECKING:  # pragma: no cover
-    from nanlint.rules.base import Rule
-
-
-@dataclass(eq=False)
-class OpCall:
-    """A call of a framework op: ``tf.math.log(p)``, ``F.softmax(z, dim=1)`` or ``x.softmax(-1)``."""
-
-    op: str
-    framework: Framework
-    fn: Fn
-    node: cst.Call
-    scope: Scope
-    qualname: str | None  # None for tensor methods
-    receiver: cst.BaseExpression | None  # the tensor of a method call (role x)
-    args: dict[str, cst.Arg]  # role -> the Arg that supplies it (not for the receiver)
-
-    @property
-    def is_method(self) -> bool:
-        return self.receiver is not None
-
-    def value(self, role: str) -> cst.BaseExpression | None:
-        if role == "x" and self.receiver is not None:
-            return self.receiver
-        a = self.args.get(role)
-        return a.value if a is not None else None
-
-    @property
-    def x(self) -> cst.BaseExpression | None:
-        return self.value("x")
-
-    def has(self, role: str) -> bool:
-        return self.value(role) is not None
-
-
-@dataclass(eq=False)
-class RawFinding:
-    rule: "Rule"
-    node: cst.CSTNode
-    message: str
-    fix: fixes.Fix | None = None
-    code: str = ""
-    name: str = ""
 
 
 _COMPARISONS = {"equal": cst.Equal, "not_equal": cst.NotEqual, "greater": cst.GreaterThan,
@@ -72,19 +30,20 @@ class FileContext:
         self.path = path
         self.index = Index(module)
         self.settings = settings or {}
-        self.findings: list[RawFinding] = []
-        self._rule: "Rule | None" = None
+        self._memo: dict[str, object] = {}
         self._methods = tuple(fw for fw in fw_registry.method_frameworks()
                               if any(root in self.index.imported_roots for root in fw.roots))
         self._op_cache: dict[int, OpCall | None] = {}
         self._following_returns: set[int] = set()  # functions whose returns op_of is inside
 
-    # --- reporting --------------------------------------------------------------
-    def report(self, node: cst.CSTNode, message: str, fix: fixes.Fix | None = None,
-               rule: "Rule | None" = None) -> None:
-        rule = rule or self._rule
-        assert rule is not None
-        self.findings.append(RawFinding(rule, node, message, fix, rule.code, rule.name))
+    def memo(self, key: str, compute):
+        """A per-file value another module derives from this model, computed once:
+        ``key`` names the asking module and its question (``"gradients.attribute_refs"``)."""
+        try:
+            return self._memo[key]
+        except KeyError:
+            value = self._memo[key] = compute()
+            return value
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
@@ -295,118 +254,6 @@ class FileContext:
             pos = self._positions = positions(self.module)
         return pos
 
-    # --- fix spelling -------------------------------------------------------------------
-    def spell(self, framework: Framework, op: str, scope: Scope,
-              prefer: tuple[cst.CSTNode, ...] = ()) -> tuple[cst.BaseExpression, Fn, list[fixes.Import]] | None:
-        """How to write ``op`` of ``framework`` at ``scope`` with the file's own imports.
-
-        Among the framework's targets for the op, choose a spelling through an
-        import visible at ``scope``: the fewest attribute steps, then a name
-        used in ``prefer`` (the code being replaced), then the shortest.  When no import can spell a target,
-        return the first target with the import to add."""
-        targets = framework.targets.get(op)
-        if not targets:
-            return None
-        used = set()
-        for node in prefer:
-            used |= _names_in(node)
-        best: tuple[tuple, str, str] | None = None
-        visible = self.index.visible_imports(scope)
-        for qual in targets:
-            for local, bound in visible:
-                if qual == bound:
-                    text = local
-                elif qual.startswith(bound + "."):
-                    text = local + qual[len(bound):]
-                else:
-                    continue
-                key = (text.count("."), local not in used, len(text), targets.index(qual))
-                if best is None or key < best[0]:
-                    best = (key, text, qual)
-        if best is not None:
-            return fixes.spelled(best[1]), framework.functions[best[2]], []
-        for qual in targets:
-            for module, alias in framework.import_aliases.items():
-                if qual.startswith(module + "."):
-                    imp = fixes.Import(module, alias)
-                    if self.index.is_bound(imp.bound_name, scope):
-                        continue
-                    text = imp.bound_name + qual[len(module) if alias is not None else len(module.split(".")[0]):]
-                    return fixes.spelled(text), framework.functions[qual], [imp]
-        return None
-
-    def carry_args(self, source: OpCall, target: Fn, roles: tuple[str, ...],
-                   x: cst.BaseExpression | None = None) -> list[cst.Arg] | None:
-        """Arguments for a call of ``target`` taking ``roles`` from ``source``.
-
-        ``target`` is a function signature, or a method signature (whose
-        receiver is not an argument) when ``target`` has no ``x`` parameter.
-        Positional arguments stay positional where ``target`` has the role at the
-        same position, otherwise they become keywords; the user's formatting of
-        each argument is kept.  ``x`` replaces the main input.  A TF ``name=``
-        is dropped.  Returns None when an argument has no place in ``target``.
-        """
-        out: list[cst.Arg] = []
-        keyword_only = False
-
-        def place(role: str, a: cst.Arg) -> bool:
-            nonlocal keyword_only
-            if not keyword_only and a.keyword is None and target.position_of(role) == len(out):
-                out.append(a)
-                return True
-            keyword_only = True
-            if a.keyword is not None and target.role_of_keyword(a.keyword.value) == role:
-                out.append(a)  # the target takes the user's keyword as it is
-                return True
-            kw = target.keyword_for(role)
-            if kw is None:
-                return False
-            out.append(a.with_changes(keyword=cst.Name(kw)) if a.keyword is not None
-                       else fixes.arg(a.value, kw).with_changes(comma=a.comma))
-            return True
-
-        receiver_is_arg = target.position_of("x") is not None or target.keyword_for("x") is not None
-        if source.is_method and receiver_is_arg:
-            value = x if x is not None else source.receiver
-            if not place("x", cst.Arg(value, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))):
-                return None
-        for i, a in enumerate(source.node.args):
-            role = _role_of(source.fn, a, i)
-            if role is False:
-                return None
-            if role is None:
-                if a.keyword is not None and a.keyword.value == "name":
-                    continue
-                return None
-            if role not in roles:
-                return None
-            if role == "x":
-                if not receiver_is_arg:
-                    continue
-                if x is not None:
-                    a = a.with_changes(value=x)
-            if not place(role, a):
-                return None
-        if out:
-            last = out[-1]
-            had_trailing = bool(source.node.args) and isinstance(source.node.args[-1].comma, cst.Comma)
-            if not had_trailing:
-                out[-1] = last.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            for k in range(len(out) - 1):
-                if not isinstance(out[k].comma, cst.Comma):
-                    out[k] = out[k].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        return out
-
-
-def _role_of(f: Fn, a: cst.Arg, i: int) -> str | None | bool:
-    if a.star:
-        return False
-    if a.keyword is not None:
-        return f.role_of_keyword(a.keyword.value)
-    if i < len(f.params):
-        return f.params[i][1]
-    return False
-
 
 def _bind_args(f: Fn, args) -> dict[str, cst.Arg] | None:
     """Map roles to arguments; None when the call does not fit the signature."""
@@ -432,14 +279,3 @@ def _bind_args(f: Fn, args) -> dict[str, cst.Arg] | None:
         if role is not None:
             out[role] = a
     return out
-
-
-def _names_in(node: cst.CSTNode) -> set[str]:
-    names: set[str] = set()
-
-    class _V(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            names.add(n.value)
-
-    node.visit(_V())
-    return names

@@ -5,22 +5,20 @@ a softmax of ``z`` -- inline, through names, or as the body of a user's helper
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.literals import is_one, same, terms
 
-if TYPE_CHECKING:  # pragma: no cover
-    from nanlint.semantic.context import FileContext, OpCall
-    from nanlint.semantic.resolve import Scope
+from nanlint.semantic.model import Model, OpCall
+from nanlint.semantic.resolve import Scope
 
 
 Found = tuple  # (op, the exp call it is built on, the node computing it, the logits)
 
 
-def activation(ctx: "FileContext", expr: cst.BaseExpression, scope: "Scope", wanted: tuple[str, ...]) -> Found | None:
+def activation(ctx: "Model", expr: cst.BaseExpression, scope: "Scope", wanted: tuple[str, ...]) -> Found | None:
     """The hand-written sigmoid or softmax ``expr`` is: (op, its exp call, the node, the
     logits), if one of ``wanted``."""
     e = ctx.arithmetic(expr, scope)
@@ -35,12 +33,12 @@ def activation(ctx: "FileContext", expr: cst.BaseExpression, scope: "Scope", wan
     return None
 
 
-def _exp(ctx: "FileContext", expr: cst.BaseExpression, scope: "Scope") -> "OpCall | None":
+def _exp(ctx: "Model", expr: cst.BaseExpression, scope: "Scope") -> "OpCall | None":
     found = ctx.op_of(expr, scope, o.EXP)
     return found[0] if found is not None and found[1].ctx is None and found[0].x is not None else None
 
 
-def _sigmoid(ctx: "FileContext", e: cst.BinaryOperation, scope: "Scope") -> Found | None:
+def _sigmoid(ctx: "Model", e: cst.BinaryOperation, scope: "Scope") -> Found | None:
     chain = terms(e.right, ctx, scope)
     if len(chain) != 2 or any(sign < 0 for sign, _ in chain):
         return None
@@ -62,7 +60,7 @@ def _sigmoid(ctx: "FileContext", e: cst.BinaryOperation, scope: "Scope") -> Foun
     return None
 
 
-def _softmax(ctx: "FileContext", e: cst.BinaryOperation, scope: "Scope") -> Found | None:
+def _softmax(ctx: "Model", e: cst.BinaryOperation, scope: "Scope") -> Found | None:
     num = _exp(ctx, e.left, scope)
     den = ctx.op_of(e.right, scope, o.SUM)
     if num is None or den is None or den[1].ctx is not None or den[0].x is None:

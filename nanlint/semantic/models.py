@@ -17,7 +17,6 @@ call, which :func:`activation` names (``nn.Sigmoid()`` -> ``sigmoid``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -26,8 +25,7 @@ from nanlint.semantic import modules
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.resolve import Scope
 
-if TYPE_CHECKING:  # pragma: no cover
-    from nanlint.semantic.context import FileContext, OpCall
+from nanlint.semantic.model import Model, OpCall
 
 LAYER_ACTIVATION = {o.SOFTMAX_LAYER: o.SOFTMAX, o.SIGMOID_LAYER: o.SIGMOID, o.LOG_SOFTMAX_LAYER: o.LOG_SOFTMAX,
                     o.DROPOUT_LAYER: o.DROPOUT}
@@ -36,10 +34,10 @@ CALL_METHODS = ("forward", "call", "__call__")
 APPLY_METHODS = frozenset({"apply", "predict", "predict_on_batch", "__call__", "forward"})
 LAYERS = frozenset(LAYER_ACTIVATION) | {o.DENSE_LAYER, o.ACTIVATION_LAYER}
 
-Output = list[tuple["FileContext", cst.BaseExpression, Scope, str]]
+Output = list[tuple["Model", cst.BaseExpression, Scope, str]]
 
 
-def activation(ctx: "FileContext", layer: "OpCall") -> str | None:
+def activation(ctx: "Model", layer: "OpCall") -> str | None:
     """The op a layer's output is: ``nn.Sigmoid()`` -> sigmoid, ``Dense(k, activation="softmax")``
     -> softmax (a string or a framework function); None for none of these."""
     if layer.op in LAYER_ACTIVATION:
@@ -57,7 +55,7 @@ def activation(ctx: "FileContext", layer: "OpCall") -> str | None:
     return None
 
 
-def output(ctx: "FileContext", call: cst.Call, scope: Scope) -> Output | None:
+def output(ctx: "Model", call: cst.Call, scope: Scope) -> Output | None:
     """The values calling a model object gives, or None when ``call`` is not a model call."""
     func = call.func
     obj: cst.BaseExpression = func
@@ -90,12 +88,12 @@ def _not_training(call: cst.Call) -> bool:
     return False
 
 
-def _dropout(ctx: "FileContext", expr: cst.BaseExpression, scope: Scope) -> bool:
+def _dropout(ctx: "Model", expr: cst.BaseExpression, scope: Scope) -> bool:
     call = ctx.op_call(expr, scope)
     return call is not None and call.op == o.DROPOUT_LAYER
 
 
-def _apply(ctx: "FileContext", model: cst.BaseExpression, scope: Scope, depth: int) -> Output | None:
+def _apply(ctx: "Model", model: cst.BaseExpression, scope: Scope, depth: int) -> Output | None:
     """What calling the object built by ``model`` (a constructor call) returns."""
     if depth <= 0 or not isinstance(model, cst.Call):
         return None
@@ -131,7 +129,7 @@ def _last_layer(op: "OpCall") -> cst.BaseExpression | None:
     return None
 
 
-def _instance(ctx: "FileContext", model: cst.Call, scope: Scope) -> Output | None:
+def _instance(ctx: "Model", model: cst.Call, scope: Scope) -> Output | None:
     """``Net(...)`` of a model class defined in this module: its forward/call/__call__ returns."""
     if not isinstance(model.func, cst.Name):
         return None
@@ -160,7 +158,7 @@ def _instance(ctx: "FileContext", model: cst.Call, scope: Scope) -> Output | Non
     return None
 
 
-def _model_class(ctx: "FileContext", cls: Scope) -> bool:
+def _model_class(ctx: "Model", cls: Scope) -> bool:
     """A class deriving from a framework's module/model base (``nn.Module``, ``keras.Model``...)."""
     node = cls.node
     if not isinstance(node, cst.ClassDef) or cls.parent is None:

@@ -23,15 +23,14 @@ import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
 import libcst as cst
 
 from nanlint.semantic.resolve import ASSIGN, Binding, Scope
 from nanlint.source.walk import parse
 
-if TYPE_CHECKING:  # pragma: no cover
-    from nanlint.semantic.context import FileContext
+from nanlint.semantic.model import Model
 
 MAX_DEPENDENCIES = 64  # project files one file's result may depend on
 MAX_DEPTH = 2  # import levels followed
@@ -275,10 +274,10 @@ def _content_digest(p: Path) -> str:
 
 
 # --- loading ------------------------------------------------------------------------------
-_LOADED: dict[str, tuple[tuple[int, int], "FileContext | None"]] = {}
+_LOADED: dict[str, tuple[tuple[int, int], "Model | None"]] = {}
 
 
-def load(path: Path, like: "FileContext") -> "FileContext | None":
+def load(path: Path, like: "Model") -> "Model | None":
     """The analysed module at ``path``, a context of the same kind and settings as ``like``
     (parsed once per process and file version)."""
 
@@ -300,7 +299,7 @@ def load(path: Path, like: "FileContext") -> "FileContext | None":
     return ctx
 
 
-def _importer(ctx: "FileContext") -> Path | None:
+def _importer(ctx: "Model") -> Path | None:
     if not ctx.path or ctx.path.startswith("<"):
         return None
     p = Path(ctx.path)
@@ -349,7 +348,7 @@ def summary(path: Path) -> dict[str, str]:
     return kinds
 
 
-def _target(ctx: "FileContext", binding: Binding, kinds: tuple[str, ...]) -> tuple["FileContext", str] | None:
+def _target(ctx: "Model", binding: Binding, kinds: tuple[str, ...]) -> tuple["Model", str] | None:
     """The module a ``from M import name`` binding imports from, and the name, when the
     module binds the name once, to one of ``kinds``."""
     if binding.source is None:
@@ -372,14 +371,14 @@ def _target(ctx: "FileContext", binding: Binding, kinds: tuple[str, ...]) -> tup
     return (other, name) if other is not None and other is not ctx else None
 
 
-def _module_binding(other: "FileContext", name: str) -> Binding | None:
+def _module_binding(other: "Model", name: str) -> Binding | None:
     bindings = other.index.module_scope.bindings.get(name)
     if not bindings or len(bindings) != 1 or bindings[0].conditional:
         return None
     return bindings[0]
 
 
-def imported(ctx: "FileContext", binding: Binding) -> tuple["FileContext", cst.BaseExpression, Scope] | None:
+def imported(ctx: "Model", binding: Binding) -> tuple["Model", cst.BaseExpression, Scope] | None:
     """The value a name imported from a project module is assigned there."""
     found = _target(ctx, binding, ("assign",))
     if found is None:
@@ -391,7 +390,7 @@ def imported(ctx: "FileContext", binding: Binding) -> tuple["FileContext", cst.B
     return other, b.value, other.index.module_scope
 
 
-def definition(ctx: "FileContext", func: cst.BaseExpression, scope: Scope) -> tuple["FileContext", cst.CSTNode] | None:
+def definition(ctx: "Model", func: cst.BaseExpression, scope: Scope) -> tuple["Model", cst.CSTNode] | None:
     """The ``def``/``class`` a name imported from a project module is, and its module."""
     if not isinstance(func, cst.Name):
         return None
@@ -408,7 +407,7 @@ def definition(ctx: "FileContext", func: cst.BaseExpression, scope: Scope) -> tu
     return other, b.node
 
 
-def called(ctx: "FileContext", call: cst.Call, scope: Scope) -> tuple["FileContext", Scope, list[cst.Return]] | None:
+def called(ctx: "Model", call: cst.Call, scope: Scope) -> tuple["Model", Scope, list[cst.Return]] | None:
     """For a call of a function imported from a project module: its module, scope and returns."""
     found = definition(ctx, call.func, scope)
     if found is None or not isinstance(found[1], cst.FunctionDef):

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -31,8 +30,7 @@ from nanlint.semantic import models, modules
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.resolve import ASSIGN, UNPACK, Binding, Scope
 
-if TYPE_CHECKING:  # pragma: no cover
-    from nanlint.semantic.context import FileContext
+from nanlint.semantic.model import Model
 
 MAX_DEPTH = 12
 _SHAPE_OP = getattr(o, "SHAPE", "shape")
@@ -54,8 +52,8 @@ class Origin:
 
     def __init__(self, binding: Binding | None, name: str | None, verb: str = "is assigned on",
                  line: int | None = None, path: str | None = None, node: cst.CSTNode | None = None,
-                 owner: "FileContext | None" = None, name_node: cst.CSTNode | None = None,
-                 name_owner: "FileContext | None" = None) -> None:
+                 owner: "Model | None" = None, name_node: cst.CSTNode | None = None,
+                 name_owner: "Model | None" = None) -> None:
         self.binding, self._name, self.verb, self._line, self.path = binding, name, verb, line, path
         self.node = node if node is not None else (binding.node if binding is not None else None)
         self.owner, self._name_node, self._name_owner = owner, name_node, name_owner or owner
@@ -66,7 +64,7 @@ class Origin:
             self._name = _short(self._name_owner, self._name_node, 60)  # type: ignore[arg-type]
         return self._name
 
-    def line_in(self, ctx: "FileContext") -> int:
+    def line_in(self, ctx: "Model") -> int:
         if self._line is None:
             self._line = (self.owner or ctx).line_of(self.node)  # type: ignore[arg-type]
         return self._line
@@ -81,20 +79,20 @@ class Resolved:
     scope: Scope
     origins: list[Origin] = field(default_factory=list)
     via: frozenset[str] = frozenset()
-    ctx: "FileContext | None" = None  # the file holding ``expr`` (None: the asking file)
+    ctx: "Model | None" = None  # the file holding ``expr`` (None: the asking file)
 
     @property
     def crossed_statements(self) -> bool:
         return bool(self.origins)
 
-    def fixable_in(self, scope: Scope, ctx: "FileContext | None" = None) -> bool:
+    def fixable_in(self, scope: Scope, ctx: "Model | None" = None) -> bool:
         """Whether a fix at ``scope`` may rewrite using ``expr``'s own code: the value is
         the only one reaching there, computed in the same scope of the same file."""
         return (self.scope is scope and not self.via
                 and (self.ctx is None or ctx is None or self.ctx is ctx))
 
 
-def origin_note(ctx: "FileContext", resolved: Resolved) -> str:
+def origin_note(ctx: "Model", resolved: Resolved) -> str:
     """`` (`p` is assigned on line 4)`` for a value reached through a name, else ``""``."""
     if not resolved.origins:
         return ""
@@ -106,7 +104,7 @@ def origin_note(ctx: "FileContext", resolved: Resolved) -> str:
 
 
 class _Walk:
-    def __init__(self, ctx: "FileContext", shape: bool, calls: bool = True) -> None:
+    def __init__(self, ctx: "Model", shape: bool, calls: bool = True) -> None:
         self.root = ctx
         self.shape = shape
         self.calls = calls
@@ -120,7 +118,7 @@ class _Walk:
             return
         self.out.append(r)
 
-    def expand(self, ctx: "FileContext", expr: cst.BaseExpression, scope: Scope, origins: list[Origin],
+    def expand(self, ctx: "Model", expr: cst.BaseExpression, scope: Scope, origins: list[Origin],
                via: frozenset[str], frames: dict, depth: int) -> None:
         here = ctx if ctx is not self.root else None
         if depth <= 0 or self.overflow:
@@ -320,7 +318,7 @@ class _Walk:
             return ctx.path
 
 
-def values(ctx: "FileContext", expr: cst.BaseExpression, scope: Scope, shape: bool = False,
+def values(ctx: "Model", expr: cst.BaseExpression, scope: Scope, shape: bool = False,
            depth: int = MAX_DEPTH, calls: bool = True) -> list[Resolved]:
     """Every value ``expr`` may take (see the module docstring); never empty.  Without
     ``calls``, calls are values themselves (no function, model or module is entered)."""
@@ -386,6 +384,6 @@ def argument(fdef: cst.CSTNode, param: cst.CSTNode, call: cst.Call) -> cst.BaseE
     return param.default
 
 
-def _short(ctx: "FileContext", expr: cst.CSTNode, width: int = 40) -> str:
+def _short(ctx: "Model", expr: cst.CSTNode, width: int = 40) -> str:
     text = " ".join(ctx.code(expr).split())
     return text if len(text) <= width else text[:width - 3] + "..."

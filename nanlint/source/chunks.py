@@ -53,6 +53,7 @@ import ast
 import bisect
 import re
 
+from nanlint.source.tree import chain_pairs, statements
 from nanlint.source.large import binds
 
 TARGET = 300_000  # characters per chunk: a tree of ~30-60 MB
@@ -289,7 +290,7 @@ def _compile_large(text: str, target: int, source: bytes | None) -> Skeleton:
 _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
              ast.With, ast.AsyncWith, ast.Try) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ()) \
     + ((ast.Match,) if hasattr(ast, "Match") else ())
-_CHAINS = (ast.Name, ast.Attribute, ast.Tuple, ast.List)  # what sites._pairs reads as an alias
+_CHAINS = (ast.Name, ast.Attribute, ast.Tuple, ast.List)  # what tree.chain_pairs reads as an alias
 
 
 def _rest(text: str, start: int, line: int, source: bytes | None):
@@ -312,10 +313,8 @@ def _rest(text: str, start: int, line: int, source: bytes | None):
 
 def _take(skeleton: Skeleton, tree: ast.Module, offset: int) -> None:
     """Record the top-level statements of one chunk's ``tree`` (its lines ``offset``
-    below the file's) and the nodes ``sites.scan`` reads (``sites.statements``:
+    below the file's) and the nodes ``sites.scan`` reads (``tree.statements``:
     every statement at every nesting level)."""
-    from nanlint.analysis.gates import sites
-
     firsts, lasts, out_binds, body = skeleton.firsts, skeleton.lasts, skeleton.binds, skeleton.body
     Name, Assign = ast.Name, ast.Assign
     for stmt in tree.body:
@@ -325,17 +324,17 @@ def _take(skeleton: Skeleton, tree: ast.Module, offset: int) -> None:
             lasts.append(stmt.end_lineno + offset)  # type: ignore[operator]
             out_binds.append(stmt.targets[0].id)  # type: ignore[attr-defined]
             if type(stmt.value) in _CHAINS:  # type: ignore[attr-defined]
-                _scanned(stmt, body, offset, sites)
+                _scanned(stmt, body, offset)
             continue
         _record(skeleton, stmt, _first(stmt) + offset, (stmt.end_lineno or stmt.lineno) + offset)
         if isinstance(stmt, _COMPOUND):
-            for node in sites.statements([stmt]):
-                _scanned(node, body, offset, sites)
+            for node in statements([stmt]):
+                _scanned(node, body, offset)
         else:
-            _scanned(stmt, body, offset, sites)
+            _scanned(stmt, body, offset)
 
 
-def _scanned(node: ast.stmt, body: list, offset: int, sites) -> None:
+def _scanned(node: ast.stmt, body: list, offset: int) -> None:
     """Keep ``node`` in the skeleton's body when ``sites.scan`` reads it."""
     kind = type(node)
     if kind is ast.Import or kind is ast.ImportFrom:
@@ -345,7 +344,7 @@ def _scanned(node: ast.stmt, body: list, offset: int, sites) -> None:
         if type(value) in _CHAINS:
             pairs: list = []
             for target in (node.targets if kind is ast.Assign else [node.target]):  # type: ignore[attr-defined]
-                sites._pairs(target, value, pairs)
+                chain_pairs(target, value, pairs)
             if pairs:
                 body.append(node)
     elif kind is ast.Expr and type(node.value) is ast.Constant and type(node.value.value) is str:  # type: ignore

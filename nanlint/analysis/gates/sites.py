@@ -35,6 +35,7 @@ import ast
 import re
 from functools import lru_cache
 
+from nanlint.source.tree import chain_pairs, statements
 from nanlint.vocabulary import ops as o
 
 POW_HALF = "**0.5"  # a square root written as a power: ``s ** 0.5``, ``pow(s, 0.5)``
@@ -47,7 +48,6 @@ _SLASH = re.compile(r"(?<!/)/(?![/=])")
 _POW_FLOAT = re.compile(r"\*\*(?:[\s(+]|\\\n)*(\.?\d[\d_.]*(?:[eE][-+]?[\d_]+)?)")  # ``** 0.5``, ``** (.5)``
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")  # lines as CPython numbers them
 _WALRUS = re.compile(r"([A-Za-z_]\w*)\s*:=\s*([A-Za-z_]\w*(?:" + _GAP + r"\." + _GAP + r"[A-Za-z_]\w*)*)")
-_BODIES = ("body", "orelse", "finalbody")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -92,46 +92,6 @@ def last_names(wanted: frozenset[str]) -> frozenset[str]:
 def _names(wanted: frozenset[str]) -> frozenset[str]:
     """The last names that can spell one of the ``wanted`` ops."""
     return frozenset(n for n, ops in _tables()[3].items() if not ops.isdisjoint(wanted))
-
-
-def statements(body: list[ast.stmt]):
-    """Every statement under ``body``, nested ones included (bodies, handlers, match cases)."""
-    stack = list(body)
-    while stack:
-        s = stack.pop()
-        yield s
-        for field in _BODIES:
-            sub = getattr(s, field, None)
-            if sub:
-                stack.extend(sub)
-        for group in ("handlers", "cases"):
-            for h in getattr(s, group, None) or ():
-                stack.extend(h.body)
-
-
-def _chain(node: ast.expr) -> list[str] | None:
-    """``a.b.c`` -> ["a", "b", "c"]; None when it is not rooted in a name."""
-    parts = []
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    if type(node) is not ast.Name:
-        return None
-    parts.append(node.id)
-    parts.reverse()
-    return parts
-
-
-def _pairs(target: ast.expr, value: ast.expr, out: list[tuple[str, list[str]]]) -> None:
-    """Name targets and the chains assigned to them (``a, b = tf.log, tf.exp`` pairwise)."""
-    if type(target) is ast.Name:
-        parts = _chain(value)
-        if parts is not None:
-            out.append((target.id, parts))
-    elif type(target) in (ast.Tuple, ast.List) and type(value) in (ast.Tuple, ast.List) \
-            and len(target.elts) == len(value.elts):
-        for t, v in zip(target.elts, value.elts):
-            _pairs(t, v, out)
 
 
 _WORDS: list = [None, frozenset()]  # the last text scanned, and its identifiers
@@ -186,10 +146,10 @@ def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough) -> frozens
                         binds.setdefault(alias.asname or alias.name, set()).add(f"{node.module}.{alias.name}")
         elif kind is ast.Assign:
             for target in node.targets:
-                _pairs(target, node.value, aliases)
+                chain_pairs(target, node.value, aliases)
         elif kind is ast.AnnAssign:
             if node.value is not None:
-                _pairs(node.target, node.value, aliases)
+                chain_pairs(node.target, node.value, aliases)
         elif kind is ast.Expr and type(node.value) is ast.Constant and type(node.value.value) is str:
             docstrings.append((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset))  # type: ignore
     if docstrings:

@@ -1,0 +1,98 @@
+"""``# noqa`` directives, as written: the codes a line's ``# noqa`` lists, a file's
+``# nanlint: noqa``, and each line directive as a libcst comment (NAN002 reads them).
+What they silence is applied by :mod:`nanlint.lint.noqa`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import libcst as cst
+
+_CODES = r"[\w-]+(?:(?:[ \t]*,[ \t]*|[ \t]+)[\w-]+)*"
+NOQA = re.compile(r"#\s*noqa(?::[ \t]*(?P<codes>" + _CODES + "))?", re.IGNORECASE)
+_FILE = re.compile(r"^[ \t]*#[ \t]*nanlint[ \t]*:[ \t]*noqa"
+                   r"(?:[ \t]*:[ \t]*(?P<codes>" + _CODES + r"))?[ \t]*\r?$",
+                   re.IGNORECASE | re.MULTILINE)
+NAN_CODE = re.compile(r"^NAN\d{3}$", re.IGNORECASE)
+
+
+def noqa_codes(line: str) -> set[str] | None:
+    """None: no noqa; empty set: a blanket ``# noqa``; else the codes/names listed (upper case)."""
+    m = NOQA.search(line)
+    if m is None:
+        return None
+    codes = m.group("codes")
+    if not codes:
+        return set()
+    return {c.strip().upper() for c in re.split(r"[\s,]+", codes) if c.strip()}
+
+
+ALL = "ALL"
+
+
+def file_directive(text: str | bytes) -> set[str] | str | None:
+    """``ALL`` for ``# nanlint: noqa`` (skip the file), the set of codes for
+    ``# nanlint: noqa: CODE, ...``, None when the file has neither."""
+    if isinstance(text, bytes):
+        if b"nanlint" not in text.lower():
+            return None
+        text = text.decode("utf-8", "replace")
+    elif "nanlint" not in text.lower():
+        return None
+    codes: set[str] = set()
+    for m in _FILE.finditer(text):
+        if not m.group("codes"):
+            return ALL
+        codes.update(c.upper() for c in re.split(r"[\s,]+", m.group("codes")) if c)
+    return codes or None
+
+
+def matches(codes: Iterable[str], code: str, name: str) -> bool:
+    codes = set(codes)
+    return code.upper() in codes or name.upper() in codes
+
+
+# --- line directives, as libcst comments ---------------------------------------------------
+@dataclass(eq=False)
+class Directive:
+    row: int
+    comment: cst.Comment
+    parent: cst.CSTNode  # the TrailingWhitespace or EmptyLine holding the comment
+    codes: list[str] | None  # None: blanket; else the codes as written
+    span: tuple[int, int]  # the ``# noqa...`` part within comment.value
+    used: set[str] = field(default_factory=set)  # upper-case codes that suppressed a finding
+
+    @property
+    def blanket(self) -> bool:
+        return self.codes is None
+
+    def suppresses(self, code: str, name: str) -> str | None:
+        """The code as written that suppresses (code, name), '' for a blanket noqa, or None."""
+        if self.codes is None:
+            return ""
+        for c in self.codes:
+            if c.upper() in (code.upper(), name.upper()):
+                return c
+        return None
+
+
+def directives(positions) -> dict[int, Directive]:
+    """Row -> the ``# noqa`` comment on it (real comments only, never text in a string)."""
+    # ``positions``: the module's node -> code range map, computed once per file anyway
+    # (findings need it): no second tree walk
+    found = [(node.comment, node) for node in positions
+             if isinstance(node, (cst.TrailingWhitespace, cst.EmptyLine)) and node.comment is not None
+             and "noqa" in node.comment.value.lower()]
+    out: dict[int, Directive] = {}
+    for comment, parent in found:
+        m = NOQA.search(comment.value)
+        if m is None or _FILE.match(comment.value):
+            continue
+        row = positions[comment].start.line
+        codes = None
+        if m.group("codes"):
+            codes = [c for c in re.split(r"[\s,]+", m.group("codes")) if c]
+        out[row] = Directive(row, comment, parent, codes, m.span())
+    return out
