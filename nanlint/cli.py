@@ -14,6 +14,8 @@ from nanlint.lint import catalogue, discovery, runner
 from nanlint.lint import project as project_mod
 from nanlint.lint.config import ConfigError
 from nanlint.rules.base import all_rules, find
+from nanlint.lint import baseline, noqa
+from nanlint.lint import notebook
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -252,7 +254,6 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
 
 def _adopt(findings, files, baseline_file, write_baseline, add_noqa, errors, diff=False) -> int | None:
     """``--write-baseline`` and ``--add-noqa``: act on the findings; the exit code, or None."""
-    from nanlint.lint import baseline, noqa
 
     if diff and (write_baseline is not None or add_noqa):
         fail("--diff cannot be combined with --write-baseline or --add-noqa (they act on the files as they are)")
@@ -285,7 +286,6 @@ def _adopt(findings, files, baseline_file, write_baseline, add_noqa, errors, dif
 
 
 def _baseline_filter(findings, files, baseline_file, errors):
-    from nanlint.lint import baseline
 
     try:
         recorded = baseline.load(baseline_file)
@@ -307,7 +307,6 @@ def _split(value: str | None) -> list[str]:
 
 def _unified_diff(path: str, before: bytes, after: bytes) -> str:
     if path.endswith(".ipynb"):
-        from nanlint.lint import notebook
 
         try:
             cells = notebook.diff(path, before, after)  # per cell, as the sources read

@@ -11,7 +11,7 @@ import warnings
 
 import pytest
 
-from nanlint.source import chunks, large, syntax
+from nanlint.source import ast_tree, chunks, large, syntax
 from nanlint.lint.engine import Linter
 from nanlint.rules.base import all_rules
 
@@ -277,9 +277,9 @@ def test_nesting_depth_of_a_large_file_is_measured_chunk_by_chunk():
     text = "".join(f"v{i} = {i}\n" for i in range(3000)) + deep + "".join(f"w{i} = {i}\n" for i in range(3000))
     skeleton = chunked(text, 2000)
     limit = syntax.MAX_DEPTH
-    assert syntax._ast_depth(skeleton, limit) == syntax._ast_depth(whole(text), limit) > limit
+    assert ast_tree.ast_depth(skeleton, limit) == ast_tree.ast_depth(whole(text), limit) > limit
     flat = text.replace(deep, "x = 1\n")
-    assert syntax._ast_depth(chunked(flat, 2000), limit) == syntax._ast_depth(whole(flat), limit) == 4
+    assert ast_tree.ast_depth(chunked(flat, 2000), limit) == ast_tree.ast_depth(whole(flat), limit) == 4
 
 
 def _big(before: list[str], after: list[str] = (), fill: int = 30_000) -> str:

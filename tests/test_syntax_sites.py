@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nanlint.source import syntax
+from nanlint.source import ast_tree, syntax
 from nanlint.analysis.gates import syntax_sites
 from nanlint.vocabulary import ops as o
 from nanlint.analysis.gates.sites import last_names
@@ -109,8 +109,8 @@ def test_nesting_bound_decides_as_the_exact_depth(limit):
     sources = list(SOURCES) + [p.read_text() for p in sorted(Path(syntax.__file__).parent.glob("*.py"))]
     for src in sources:
         checked = syntax.precheck(src)
-        exact = syntax._ast_depth(checked.tree, limit)
-        bounded = syntax._ast_depth(checked.tree, limit, checked.text)
+        exact = ast_tree.ast_depth(checked.tree, limit)
+        bounded = ast_tree.ast_depth(checked.tree, limit, checked.text)
         assert (exact > limit) == (bounded > limit), (src[:60], limit, exact, bounded)
 
 

@@ -38,6 +38,9 @@ from nanlint.analysis.guards import constant, guarded, terms
 from nanlint.semantic.reach import Resolved
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import same
+from nanlint.analysis.gates.zero_sites import zero_sinks
+from nanlint.analysis.gates.sites import last_names
+from nanlint.analysis.gates.zero_search import Vocabulary
 
 PROBABILITY = "probability"
 COMPLEMENT = "complement"
@@ -114,15 +117,12 @@ def site(tree, text: str, sinks: frozenset[str], divide: bool = False, power=Non
     when ``power(p)``) may hold a strong source's value, read from CPython's tree: the
     zero rules' ``Rule.site``.  ``affine``: an affine output and a product with a source
     are sources too (NAN107's kinds)."""
-    from nanlint.analysis.gates.zero_sites import zero_sinks
 
     return zero_sinks(tree, text, _vocabulary(sinks, affine), divide, power, path, extra)
 
 
 @functools.lru_cache(maxsize=None)
 def _vocabulary(sinks: frozenset[str], affine: bool):
-    from nanlint.analysis.gates.sites import last_names
-    from nanlint.analysis.gates.zero_sites import Vocabulary
 
     # a dropout's output is 0 on every dropped element: a source as a function and as a layer
     layers = last_names(frozenset({o.SOFTMAX_LAYER, o.SIGMOID_LAYER, o.ACTIVATION_LAYER, o.DROPOUT_LAYER}))

@@ -21,6 +21,8 @@ from typing import Sequence
 from nanlint.rules.base import Rule
 from nanlint.rules.context import RawFinding, RuleContext
 from nanlint.source.noqa import ALL, NOQA, directives, file_directive, matches
+from nanlint.lint.writer import read, write_atomic
+from nanlint.lint import notebook
 
 
 def apply(ctx: RuleContext, raw: Sequence[RawFinding], rules: Sequence[Rule], text: str) -> list[RawFinding]:
@@ -157,7 +159,6 @@ def add_noqa_files(findings) -> FilesResult:
     """Write ``# noqa: CODE`` on the line of every finding (not parse errors)."""
     from pathlib import Path
 
-    from nanlint.lint.writer import read, write_atomic
 
     by_file: dict[str, dict] = {}
     for f in findings:
@@ -203,7 +204,6 @@ def _add_to_python(original: bytes, rows):
 def _add_to_notebook(original: bytes, by_cell):
     import json
 
-    from nanlint.lint import notebook
 
     try:
         layout = notebook.json_layout(original)

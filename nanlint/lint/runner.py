@@ -43,6 +43,9 @@ from nanlint.lint import cache as cache_mod
 from nanlint.lint.engine import Linter, precheck
 from nanlint.findings import Edit, FileResult, Finding
 from nanlint.lint.writer import read, write_atomic
+from nanlint.vocabulary import frameworks as fw_registry
+from nanlint.source import walk
+from nanlint.semantic import modules
 
 LINT, CHECK, SKIP = "lint", "check-parse", "skip"
 FULL = "full"  # lint without any prefilter (``--no-prefilter``: for testing the prefilters)
@@ -64,7 +67,6 @@ class Prefilter:
     """Whether a file can have a finding under one linter, from its raw bytes."""
 
     def __init__(self, linter: Linter) -> None:
-        from nanlint.vocabulary import frameworks as fw_registry
 
         self.rules = [r for r in linter.rules if r.code != "NAN001"]
         self.check_parse = linter.check_parse
@@ -143,7 +145,6 @@ _MODE: tuple[bool, bool, bool] = (False, False, False)
 
 
 def _worker_init() -> None:
-    from nanlint.source import walk
 
     gc.freeze()  # the inherited objects are never garbage: keep collections from scanning them
     walk.FREEZE_TREES = True
@@ -190,7 +191,6 @@ def _memoized(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from nanlint.semantic import modules
 
         with modules.run_memo():
             return fn(*args, **kwargs)
@@ -285,7 +285,6 @@ def _dependencies(path: Path, source: bytes, linter: Linter) -> str:
     value may come from them, so their contents are part of the cache key."""
     if b"import" not in source:
         return ""
-    from nanlint.semantic import modules
 
     text = source.decode("utf-8", "replace")
     deps = modules.dependencies(Path(path), text, modules.extra_roots(linter.settings))

@@ -17,6 +17,9 @@ from nanlint.source import chunks as _chunks
 from nanlint.vocabulary.ops import VALUE_SOURCES, with_implying
 from nanlint.rules.base import Rule
 from nanlint.source.syntax import precheck
+from nanlint.semantic import modules
+from nanlint.analysis.gates import sites
+from nanlint.source import large
 
 if TYPE_CHECKING:  # pragma: no cover
     from nanlint.source.syntax import Checked
@@ -39,8 +42,6 @@ class SiteFilter:
         ``checked``): it lacks some group of every rule's triggers (:mod:`nanlint.analysis.gates.sites`),
         counting the ops of the project modules it imports (a value may come from them),
         so it need not be parsed with libcst."""
-        from nanlint.semantic import modules
-        from nanlint.analysis.gates import sites
 
         if checked.tree is None or self.wanted is None:
             return False
@@ -88,8 +89,6 @@ class SiteFilter:
     def reduced(self, checked: Checked, source: bytes) -> tuple[str, list[int]] | None:
         """A large file's text with only the statements that can hold a finding
         (:mod:`nanlint.source.large`), or None to parse it whole."""
-        from nanlint.source import large
-        from nanlint.analysis.gates import sites
 
         if len(source) <= large.LARGE or checked.tree is None or self.wanted is None:
             return None
@@ -100,7 +99,6 @@ class SiteFilter:
         it (and ``/``, ``**``; never fewer than a scan finds): a rule missing a group of its
         triggers keeps no statement of a large file (a relu chain with no division is no
         NAN108's)."""
-        from nanlint.analysis.gates import sites
 
         present = sites.scan(None, text, self.wanted, lambda p: False) | \
             ({sites.SLASH} if "/" in text else set()) | ({sites.POW_HALF} if "**" in text else set())
@@ -111,7 +109,6 @@ class SiteFilter:
         """The value-source ops an imported project module can hold: read from its tree
         when ``exact``, else from the names in its text alone (more, never fewer; no
         tree is built).  Remembered per process."""
-        from nanlint.analysis.gates import sites
 
         try:
             st = dep.stat()
@@ -133,7 +130,6 @@ class SiteFilter:
         return _DEP_OPS[key]
 
     def _dependencies(self, checked: Checked, path: str | None) -> list[Path]:
-        from nanlint.semantic import modules
 
         if not path or path.startswith("<") or "import" not in checked.text:
             return []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 
-from nanlint.report import Run, fixes_text
+from nanlint.report._run import Run, fixes_text
 from nanlint.report.text import BOLD, CYAN, DIM, GREEN, RED, line, paint, summary
 
 CONTEXT = 2

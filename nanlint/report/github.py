@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from nanlint.report import Run
+from nanlint.report._run import Run
 
 
 def escape_data(text: str) -> str:

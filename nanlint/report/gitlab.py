@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 
-from nanlint.report import Run
+from nanlint.report._run import Run
+from nanlint.lint import baseline
 
 
 def render(run: Run) -> str:
-    from nanlint.lint import baseline
 
     fps = baseline.fingerprints(run.findings, run.cwd)
     issues = []

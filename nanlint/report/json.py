@@ -6,7 +6,7 @@ import json
 import os
 
 from nanlint.findings import Finding
-from nanlint.report import Run, rule_url, statistics_rows
+from nanlint.report._run import Run, rule_url, statistics_rows
 
 
 def finding_dict(f: Finding) -> dict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from nanlint.report import Run
+from nanlint.report._run import Run
 from nanlint.report.json import finding_dict
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
-from nanlint.report import Run
+from nanlint.report._run import Run
 
 
 def render(run: Run) -> str:

@@ -13,8 +13,10 @@ import re
 
 from nanlint import __version__
 from nanlint.lint import catalogue
-from nanlint import report
-from nanlint.report import Run
+from nanlint.report import _run as run_mod
+from nanlint.report._run import Run
+from nanlint.lint import baseline
+from nanlint.rules.base import all_rules
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -35,7 +37,7 @@ def rule_descriptor(rule) -> dict:
         "defaultConfiguration": {"level": "error", "enabled": bool(rule.default)},
         "properties": {"fix": rule.fix or "none", "frameworks": list(rule.frameworks)},
     }
-    url = report.rule_url(rule.code, rule.name)
+    url = run_mod.rule_url(rule.code, rule.name)
     if url:
         descriptor["helpUri"] = url
     if page is not None:
@@ -79,8 +81,6 @@ def result(run: Run, f, index: dict[str, int], fingerprint: str) -> dict:
 
 
 def render(run: Run) -> str:
-    from nanlint.lint import baseline
-    from nanlint.rules.base import all_rules
 
     rules = list(all_rules())
     index = {r.code: i for i, r in enumerate(rules)}
@@ -90,7 +90,7 @@ def render(run: Run) -> str:
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "nanlint", "version": __version__, "semanticVersion": __version__,
-                                **({"informationUri": report.HOMEPAGE} if report.HOMEPAGE else {}),
+                                **({"informationUri": run_mod.HOMEPAGE} if run_mod.HOMEPAGE else {}),
                                 "rules": [rule_descriptor(r) for r in rules]}},
             "columnKind": "unicodeCodePoints",
             "results": [result(run, f, index, fp) for f, fp in zip(run.findings, fps)],

@@ -3,7 +3,7 @@ and a summary; coloured on a terminal."""
 
 from __future__ import annotations
 
-from nanlint.report import Run, fixes_text, statistics_rows
+from nanlint.report._run import Run, fixes_text, statistics_rows
 
 BOLD, RED, CYAN, GREEN, DIM, RESET = "\x1b[1m", "\x1b[31m", "\x1b[36m", "\x1b[32m", "\x1b[2m", "\x1b[0m"
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from nanlint.rules.context import RuleContext
 from nanlint.vocabulary.ops import with_implying
+from nanlint import rules as package
 
 if TYPE_CHECKING:
     import ast
@@ -79,7 +80,6 @@ class Rule:
 
 @lru_cache(maxsize=None)
 def all_rules() -> tuple[Rule, ...]:
-    from nanlint import rules as package
 
     found: dict[str, Rule] = {}
     names: set[str] = set()

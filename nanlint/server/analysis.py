@@ -12,6 +12,7 @@ from pathlib import Path
 from nanlint.lint import noqa as noqa_mod
 from nanlint.lint import project as project_mod
 from nanlint.findings import FileResult, Finding
+from nanlint.lint.config import ConfigError
 
 
 @dataclass
@@ -65,7 +66,6 @@ def _project(path: Path, settings: Settings) -> project_mod.Project:
 def analyse(path: Path, text: str, settings: Settings) -> Analysis:
     """The findings of ``text`` as the file ``path`` (which need not exist or match the
     disk); an excluded path has none (what ``--force-exclude`` does on the command line)."""
-    from nanlint.lint.config import ConfigError
 
     out = Analysis(path)
     try:
@@ -85,7 +85,6 @@ def analyse(path: Path, text: str, settings: Settings) -> Analysis:
 
 def fix_all(path: Path, text: str, settings: Settings, unsafe: bool = False) -> str | None:
     """The text after ``--fix`` (safe fixes only unless ``unsafe``); None when nothing changes."""
-    from nanlint.lint.config import ConfigError
 
     try:
         project = _project(path, settings)

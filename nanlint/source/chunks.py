@@ -53,7 +53,7 @@ import ast
 import bisect
 import re
 
-from nanlint.source.tree import chain_pairs, statements
+from nanlint.source.ast_tree import ast_depth, chain_pairs, statements
 from nanlint.source.large import binds
 
 TARGET = 300_000  # characters per chunk: a tree of ~30-60 MB
@@ -206,13 +206,12 @@ class Skeleton(ast.Module):
     binds: list  # the names it binds: () or a name or a tuple of names
 
     def nesting(self, limit: int) -> int:
-        """The nesting depth of the file's tree (``syntax._ast_depth``), compiled again
+        """The nesting depth of the file's tree (``ast_tree.ast_depth``), compiled again
         piece by piece: only a whole-file libcst parse asks for it."""
-        from nanlint.source.syntax import _ast_depth  # syntax imports this module
 
         deepest = 0
         for tree in self._trees():
-            deepest = max(deepest, _ast_depth(tree, limit))
+            deepest = max(deepest, ast_depth(tree, limit))
             if deepest > limit:
                 break
         return deepest
@@ -290,7 +289,7 @@ def _compile_large(text: str, target: int, source: bytes | None) -> Skeleton:
 _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
              ast.With, ast.AsyncWith, ast.Try) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ()) \
     + ((ast.Match,) if hasattr(ast, "Match") else ())
-_CHAINS = (ast.Name, ast.Attribute, ast.Tuple, ast.List)  # what tree.chain_pairs reads as an alias
+_CHAINS = (ast.Name, ast.Attribute, ast.Tuple, ast.List)  # what ast_tree.chain_pairs reads as an alias
 
 
 def _rest(text: str, start: int, line: int, source: bytes | None):
@@ -313,7 +312,7 @@ def _rest(text: str, start: int, line: int, source: bytes | None):
 
 def _take(skeleton: Skeleton, tree: ast.Module, offset: int) -> None:
     """Record the top-level statements of one chunk's ``tree`` (its lines ``offset``
-    below the file's) and the nodes ``sites.scan`` reads (``tree.statements``:
+    below the file's) and the nodes ``sites.scan`` reads (``ast_tree.statements``:
     every statement at every nesting level)."""
     firsts, lasts, out_binds, body = skeleton.firsts, skeleton.lasts, skeleton.binds, skeleton.body
     Name, Assign = ast.Name, ast.Assign

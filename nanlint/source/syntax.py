@@ -9,7 +9,6 @@ either parser's error as a NAN001 finding.
 from __future__ import annotations
 
 import ast
-import itertools
 import re
 from typing import NamedTuple
 
@@ -17,6 +16,8 @@ import libcst as cst
 
 from nanlint.source import chunks as _chunks
 from nanlint.source import large as _large
+from nanlint.source.ast_tree import ast_depth
+from nanlint.source.walk import parse as fast_parse
 
 MAX_DEPTH = 1000  # expression nesting nanlint analyses (CPython itself stops near 3000)
 _PYCF_ONLY_AST = 0x400
@@ -78,68 +79,16 @@ def parse(source: bytes | str, checked: Checked | None = None) -> cst.Module:
     """The libcst tree of ``source``, after CPython's own parser accepted it
     (:func:`precheck`, or its result ``checked``) and its nesting is within
     what libcst can take."""
-    from nanlint.source.walk import parse as fast_parse  # the same tree, ~25% faster
 
     tree, rejected, text = checked if checked is not None else precheck(source)
     if tree is not None:
-        depth = _ast_depth(tree, MAX_DEPTH, text)
+        depth = ast_depth(tree, MAX_DEPTH, text)
         if depth > MAX_DEPTH:
             raise NestingTooDeep(f"expressions nested more than {MAX_DEPTH} deep")
     module = fast_parse(source)
     if rejected is not None and not _newer_syntax(module, rejected):
         raise rejected
     return module
-
-
-def _ast_depth(tree, limit: int, text: str | None = None) -> int:
-    """The nesting depth of a CPython AST, counting a chain ``a and b and c`` as libcst
-    nests it (one level per operator); stops counting past ``limit``.
-
-    Given the source ``text``, a statement too short to nest past ``limit`` is not
-    walked: below a statement, every level of an expression takes at least one
-    character of source (an operator, a bracket, a dot, a keyword) and adds at most two
-    levels (a leaf's context node), so a statement of ``n`` characters at statement depth
-    ``d`` nests at most ``d + 2n + 2`` deep.  The returned depth is then a bound, exact
-    only past ``limit``."""
-    if hasattr(tree, "nesting"):  # a large file's chunks.Skeleton: measured chunk by chunk
-        return tree.nesting(limit)
-    starts = None
-    if text is not None and "\r" not in text.replace("\r\n", "\n"):  # CPython's lines are text's \n-lines
-        starts = [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))]
-    deepest = 0
-    stack = [(tree, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > deepest:
-            deepest = depth
-            if deepest > limit:
-                break
-        if starts is not None and isinstance(node, ast.stmt) and not getattr(node, "handlers", None) \
-                and not getattr(node, "cases", None):
-            line = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
-            end = node.end_lineno or node.lineno
-            body = getattr(node, "body", None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                end = body[0].lineno  # a compound statement's own part ends where its body starts
-            if end < len(starts):
-                span = starts[end] - starts[line - 1]  # whole lines: never less than the statement
-                if depth + 2 * span + 2 <= limit:
-                    deepest = max(deepest, min(depth + 2 * span + 2, limit))
-                    for child in _statements_below(node):
-                        stack.append((child, depth + 1))
-                    continue
-        for child in ast.iter_child_nodes(node):
-            step = len(child.values) - 1 if isinstance(child, ast.BoolOp) else 1
-            stack.append((child, depth + max(step, 1)))
-    return deepest
-
-
-def _statements_below(node: ast.stmt):
-    """The statements nested in a compound statement without handlers or cases."""
-    for field in ("body", "orelse", "finalbody"):
-        for child in getattr(node, field, ()) or ():
-            if isinstance(child, ast.stmt):
-                yield child
 
 
 def _bracket_depth(source: bytes | str) -> int:

@@ -35,8 +35,9 @@ import ast
 import re
 from functools import lru_cache
 
-from nanlint.source.tree import chain_pairs, statements
+from nanlint.source.ast_tree import chain_pairs, statements
 from nanlint.vocabulary import ops as o
+from nanlint.vocabulary import frameworks as fw_registry
 
 POW_HALF = "**0.5"  # a square root written as a power: ``s ** 0.5``, ``pow(s, 0.5)``
 SLASH = "/"  # the true-division operator (``a / b``)
@@ -56,7 +57,6 @@ def _tables():
     """(qualified name -> op, method name -> ops, roots of frameworks with methods,
     last name -> ops it can be the last name of, every proper prefix of a qualified
     name)."""
-    from nanlint.vocabulary import frameworks as fw_registry
 
     functions = {name: f.op for name, (_, f) in fw_registry.function_table().items()}
     methods: dict[str, dict[str, set[str]]] = {}  # root -> method name -> ops (a tensor method

@@ -11,15 +11,33 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from nanlint.semantic import modules
 from nanlint.analysis.gates import zero_files
 from nanlint.analysis.gates.syntax_sites import callee, literal
 from nanlint.analysis.gates.zero_files import File, parameters
 
-if TYPE_CHECKING:  # pragma: no cover
-    from nanlint.analysis.gates.zero_sites import Vocabulary
+@dataclass(frozen=True)
+class Vocabulary:
+    """The call names (last names of the framework tables' spellings) of each part."""
+
+    sinks: frozenset[str]
+    probability: frozenset[str]  # softmax/sigmoid: a source of a logit
+    layers: frozenset[str]  # Softmax/Sigmoid layers: a source
+    activations: frozenset[str]  # activation="softmax": a layer ending in a source
+    rectified: frozenset[str]  # relu: a source wherever it is
+    clips: frozenset[str]  # clip, maximum: a source with a 0 argument, of a value taking either sign
+    maximum: frozenset[str]  # maximum(0, x): the clamped value may be the second argument
+    subtract: frozenset[str]  # torch.sub(a, b): a - b
+    reductions: frozenset[str]  # sum, mean, max, min: a count, or a reduced source
+    exp: frozenset[str]  # for hand-written sigmoids and softmaxes
+    divide: frozenset[str]  # torch.div(a, b): a / b
+    layout: frozenset[str]  # reshape, cat, gather, casts: the value passes through
+    affine: frozenset[str]  # matmul, Dense: a logit; NAN107's source with ``affine_source``
+    affine_source: bool = False  # an affine output is a source (a log of it is negative)
+    products: bool = False  # a product with a source is one
+
 
 _LOGIT = re.compile(r"logit", re.IGNORECASE)  # as nanlint.analysis.facts.logit reads a name
 _PADDING = re.compile(r"pad|length|lens(?![a-z])|token|attention", re.IGNORECASE)  # facts.weak_mask's

@@ -29,34 +29,12 @@ source.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from pathlib import Path
 
 from nanlint.analysis.gates import zero_files
 from nanlint.analysis.gates.syntax_sites import calls
 from nanlint.analysis.gates.zero_files import File
-from nanlint.analysis.gates.zero_search import MAX_DEPTH, Search, zero_literal
-
-
-@dataclass(frozen=True)
-class Vocabulary:
-    """The call names (last names of the framework tables' spellings) of each part."""
-
-    sinks: frozenset[str]
-    probability: frozenset[str]  # softmax/sigmoid: a source of a logit
-    layers: frozenset[str]  # Softmax/Sigmoid layers: a source
-    activations: frozenset[str]  # activation="softmax": a layer ending in a source
-    rectified: frozenset[str]  # relu: a source wherever it is
-    clips: frozenset[str]  # clip, maximum: a source with a 0 argument, of a value taking either sign
-    maximum: frozenset[str]  # maximum(0, x): the clamped value may be the second argument
-    subtract: frozenset[str]  # torch.sub(a, b): a - b
-    reductions: frozenset[str]  # sum, mean, max, min: a count, or a reduced source
-    exp: frozenset[str]  # for hand-written sigmoids and softmaxes
-    divide: frozenset[str]  # torch.div(a, b): a / b
-    layout: frozenset[str]  # reshape, cat, gather, casts: the value passes through
-    affine: frozenset[str]  # matmul, Dense: a logit; NAN107's source with ``affine_source``
-    affine_source: bool = False  # an affine output is a source (a log of it is negative)
-    products: bool = False  # a product with a source is one
+from nanlint.analysis.gates.zero_search import MAX_DEPTH, Search, Vocabulary, zero_literal
 
 
 def zero_sinks(tree: ast.Module, text: str, vocab: Vocabulary, divide: bool = False, power=None,

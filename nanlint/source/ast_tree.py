@@ -1,0 +1,100 @@
+"""Plain questions about CPython's tree that every file gate asks: each statement at
+every nesting level, a dotted chain's parts, the names an assignment binds to chains."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+
+_BODIES = ("body", "orelse", "finalbody")
+
+
+def statements(body: list[ast.stmt]):
+    """Every statement under ``body``, nested ones included (bodies, handlers, match cases)."""
+    stack = list(body)
+    while stack:
+        s = stack.pop()
+        yield s
+        for field in _BODIES:
+            sub = getattr(s, field, None)
+            if sub:
+                stack.extend(sub)
+        for group in ("handlers", "cases"):
+            for h in getattr(s, group, None) or ():
+                stack.extend(h.body)
+
+
+def chain(node: ast.expr) -> list[str] | None:
+    """``a.b.c`` -> ["a", "b", "c"]; None when it is not rooted in a name."""
+    parts = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is not ast.Name:
+        return None
+    parts.append(node.id)
+    parts.reverse()
+    return parts
+
+
+def chain_pairs(target: ast.expr, value: ast.expr, out: list[tuple[str, list[str]]]) -> None:
+    """Name targets and the chains assigned to them (``a, b = tf.log, tf.exp`` pairwise)."""
+    if type(target) is ast.Name:
+        parts = chain(value)
+        if parts is not None:
+            out.append((target.id, parts))
+    elif type(target) in (ast.Tuple, ast.List) and type(value) in (ast.Tuple, ast.List) \
+            and len(target.elts) == len(value.elts):
+        for t, v in zip(target.elts, value.elts):
+            chain_pairs(t, v, out)
+
+
+def ast_depth(tree, limit: int, text: str | None = None) -> int:
+    """The nesting depth of a CPython AST, counting a chain ``a and b and c`` as libcst
+    nests it (one level per operator); stops counting past ``limit``.
+
+    Given the source ``text``, a statement too short to nest past ``limit`` is not
+    walked: below a statement, every level of an expression takes at least one
+    character of source (an operator, a bracket, a dot, a keyword) and adds at most two
+    levels (a leaf's context node), so a statement of ``n`` characters at statement depth
+    ``d`` nests at most ``d + 2n + 2`` deep.  The returned depth is then a bound, exact
+    only past ``limit``."""
+    if hasattr(tree, "nesting"):  # a large file's chunks.Skeleton: measured chunk by chunk
+        return tree.nesting(limit)
+    starts = None
+    if text is not None and "\r" not in text.replace("\r\n", "\n"):  # CPython's lines are text's \n-lines
+        starts = [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))]
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > deepest:
+            deepest = depth
+            if deepest > limit:
+                break
+        if starts is not None and isinstance(node, ast.stmt) and not getattr(node, "handlers", None) \
+                and not getattr(node, "cases", None):
+            line = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+            end = node.end_lineno or node.lineno
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                end = body[0].lineno  # a compound statement's own part ends where its body starts
+            if end < len(starts):
+                span = starts[end] - starts[line - 1]  # whole lines: never less than the statement
+                if depth + 2 * span + 2 <= limit:
+                    deepest = max(deepest, min(depth + 2 * span + 2, limit))
+                    for child in _statements_below(node):
+                        stack.append((child, depth + 1))
+                    continue
+        for child in ast.iter_child_nodes(node):
+            step = len(child.values) - 1 if isinstance(child, ast.BoolOp) else 1
+            stack.append((child, depth + max(step, 1)))
+    return deepest
+
+
+def _statements_below(node: ast.stmt):
+    """The statements nested in a compound statement without handlers or cases."""
+    for field in ("body", "orelse", "finalbody"):
+        for child in getattr(node, field, ()) or ():
+            if isinstance(child, ast.stmt):
+                yield child
