@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ALLOW_MISSING, missing_framework
-from nanlint.harness import core
+from nanlint.harness import launch
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,7 +48,7 @@ def _write(root: Path, files: dict[str, str]) -> None:
 
 
 def _need_torch() -> None:
-    why = core.available("torch")
+    why = launch.available("torch")
     if why:
         missing_framework(why)
 

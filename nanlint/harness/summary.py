@@ -9,7 +9,8 @@ import textwrap
 from pathlib import Path
 
 from nanlint.harness import reference as references
-from nanlint.harness.core import Fixture, Result
+from nanlint.harness.fixtures import Fixture
+from nanlint.harness.verify import Result
 
 # "max diff": benign cases, fixed vs unfixed; "vs ref": hazard cases, fixed vs the exact
 # reference (float64 run or closed form), or "none" where the fixture says why none exists
