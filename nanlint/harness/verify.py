@@ -103,7 +103,7 @@ def run(options: Options) -> Result:
             members = groups[group]
             fws = sorted({f.framework for f in members})
             return group, launch.run_worker(group, fws, members, options.device, work, options.timeout,
-                                     options.python.get(fws[0]))
+                                            options.python.get(fws[0]))
 
         with futures.ThreadPoolExecutor(max_workers=max(1, min(jobs, len(groups) or 1))) as pool:
             slowest_first = sorted(groups, key=lambda g: (g != "tensorflow", g))  # TF imports slowest
