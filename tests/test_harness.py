@@ -385,16 +385,22 @@ def test_install_command_names_the_pinned_package_for_this_platform():
     assert launch.install_command("torch", []) == launch.INSTALL  # not installed as a package: the checkout's extra
 
 
-def test_table_rows_fit_120_columns():
+def test_table_rows_fit_120_columns_and_wrap_instead_of_cutting():
     long = "NaN: dsoftplus/dx, dlogsumexp/dx, dlogsumexp_method/dx, dlogaddexp/dx; Inf: softplus, logsumexp"
     fixture = fixtures.Fixture("NAN106", "log-sum-exp", "tensorflow", Path("tensorflow_tf1_model.py"), mode="fix")
     fixture.cases = [fixtures.Case("hazard_overflowing_logits_in_all_four_forms", "hazard", "cpu (x86_64)", long,
-                               "finite; max err 2.06e-09 vs reference", 1e-9, "nonfinite", ok=True)]
+                                   "finite; max err 2.06e-09 vs reference", 1e-9, "nonfinite", ok=True)]
     result = verify.Result(fixtures=[fixture], frameworks={}, meta={}, seconds=1.0)
     lines = report.table(result).splitlines()
-    rows = lines[:3]  # header, rule, the case
+    end = lines.index("")
+    rows = lines[:end]  # header, rule, the case's lines
     assert all(len(line) <= report.WIDTH for line in rows), [len(x) for x in rows]
-    assert rows[2].startswith("ok ") and "NAN106" in rows[2] and "\u2026" in rows[2]
+    assert rows[2].startswith("ok ") and "NAN106" in rows[2] and "\u2026" not in "\n".join(rows)
+    start = rows[0].index("unfixed")  # the column's text, line by line, is the whole cell
+    width = rows[1][start:].index(" ")
+    pieces = [r[start:start + width].strip() for r in rows[2:]]
+    assert len([p for p in pieces if p]) > 1 and "".join(pieces).replace(" ", "") == long.replace(" ", "")
+    assert " ".join(r[:rows[1].index(" ")].strip() for r in rows[2:]).split() == ["ok"]  # status on the first line only
 
 
 def test_bad_fixtures_are_rejected_end_to_end(tmp_path):
