@@ -116,3 +116,41 @@ def test_missing_framework_fails_unless_the_switch_allows_it(monkeypatch):
 
 def test_ci_never_allows_missing_frameworks():
     assert ALLOW_MISSING not in (ROOT / ".ci" / "run").read_text()
+
+
+# --------------------------------------------------------------------------- issue 23, item 7
+
+def _verify(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "nanlint", "verify", "--timeout", "300", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_verifying_nothing_fails_unless_allow_empty_says_so(tmp_path):
+    """Every fixture skipped (here: a REQUIRES no installed torch meets; the same holds for
+    --allow-missing without the framework) is 0 cases run: not PASSED."""
+    _need_torch()
+    _write(tmp_path / "fx", {"NAN101-old/torch.py": FIXTURE.replace("DTYPE = ", 'REQUIRES = {"torch": "<1.0"}\nDTYPE = ')})
+    proc = _verify(str(tmp_path / "fx"))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "1 fixtures, 0 cases: 0 failed, 1 skipped" in proc.stdout
+    assert "PASSED" not in proc.stdout and "nothing verified" in proc.stdout, proc.stdout
+    assert "--allow-empty" in proc.stdout, proc.stdout
+    allowed = _verify("--allow-empty", str(tmp_path / "fx"))
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+    assert "PASSED" not in allowed.stdout and allowed.stdout.rstrip().endswith("nothing verified"), allowed.stdout
+
+
+def test_verifying_nothing_fails_when_every_framework_is_missing(tmp_path, monkeypatch):
+    """The issue's case in-process: no framework installed, --allow-missing: every fixture
+    skipped, 0 cases, which is not a pass (``available`` is made to say missing, so the run
+    does exactly what it does without the frameworks)."""
+    from nanlint.harness import summary, verify
+
+    _write(tmp_path / "fx", {"NAN101-good/torch.py": FIXTURE, "NAN101-good/jax.py": FIXTURE})
+    monkeypatch.setattr(launch, "available", lambda fw: f"{fw} is not installed (simulated)")
+    result = verify.run(verify.Options(paths=[tmp_path / "fx"], allow_missing=True))
+    assert [f.status for f in result.fixtures] == ["skip", "skip"]
+    assert not result.ok and "nothing verified" in summary.table(result).splitlines()[-1]
+    allowed = verify.run(verify.Options(paths=[tmp_path / "fx"], allow_missing=True, allow_empty=True))
+    assert allowed.ok and summary.table(allowed).splitlines()[-1] == "nothing verified"
+    assert summary.to_json(allowed)["summary"]["nothing_verified"] is True

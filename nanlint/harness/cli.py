@@ -25,6 +25,9 @@ def parser(prog: str = "python -m nanlint.harness") -> argparse.ArgumentParser:
     p.add_argument("--frameworks", help=f"comma-separated, from {','.join(fixtures.FRAMEWORKS)} (default: all)")
     p.add_argument("--allow-missing", action="store_true",
                    help="skip (loudly) the fixtures of a framework that is not installed, instead of failing")
+    p.add_argument("--allow-empty", action="store_true",
+                   help="exit 0 when no case ran (every fixture skipped); the report says 'nothing verified' "
+                        "(default: a run that verified nothing fails)")
     p.add_argument("--json", type=Path, metavar="PATH", help="write the JSON report here")
     p.add_argument("--keep", type=Path, metavar="DIR", help="keep nanlint's fixed copies here (the combined fixes, all default rules, under DIR/combined/)")
     p.add_argument("--jobs", type=int, default=0, help="parallel processes (default: min(3, CPUs))")
@@ -51,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         python[fw.strip()] = exe.strip()
     options = verify.Options(paths=args.paths, device=args.device, rules=_split(args.rules),
                              frameworks=_split(args.frameworks), allow_missing=args.allow_missing,
-                             jobs=args.jobs, timeout=args.timeout, keep=args.keep, python=python)
+                             jobs=args.jobs, timeout=args.timeout, keep=args.keep, python=python,
+                             allow_empty=args.allow_empty)
     try:
         result = verify.run(options)
     except fixtures.UsageError as exc:

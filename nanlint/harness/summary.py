@@ -58,6 +58,14 @@ def _wrapped(row: tuple[str, ...], widths: list[int]) -> list[str]:
             for i in range(max(map(len, cells)))]
 
 
+def verdict(result: Result) -> str:
+    """The table's last line: PASSED, FAILED, or that no case ran (a failure unless --allow-empty)."""
+    if result.empty and not result.problems and not any(f.failed for f in result.fixtures):
+        return "nothing verified" if result.ok else \
+            "FAILED: nothing verified (no case ran; pass --allow-empty if that is what you meant)"
+    return "PASSED" if result.ok else "FAILED"
+
+
 def table(result: Result) -> str:
     """The table, then every failure's reasons, then a summary line."""
     body = [COLUMNS, *rows(result)]
@@ -123,7 +131,7 @@ def table(result: Result) -> str:
                     for name, info in sorted(result.frameworks.items()))
     lines += ["", f"{len(result.fixtures)} fixtures, {cases} cases: {len(failed)} failed, {len(skipped)} skipped"
                   f" ({result.seconds:g} s; {fws or 'no framework ran'})",
-              "PASSED" if result.ok else "FAILED"]
+              verdict(result)]
     return "\n".join(lines) + "\n"
 
 
@@ -221,6 +229,7 @@ def to_json(result: Result) -> dict:
         "summary": {
             "fixtures": len(result.fixtures),
             "cases": sum(len(f.cases) for f in result.fixtures),
+            "nothing_verified": result.empty,
             "failed": sum(1 for f in result.fixtures if f.failed),
             "skipped": sum(1 for f in result.fixtures if f.skipped is not None),
             "hazard_cases": sum(1 for f in result.fixtures for c in f.cases if c.kind == "hazard"),

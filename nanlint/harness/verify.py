@@ -35,6 +35,7 @@ class Options:
     # framework -> the Python interpreter its worker runs on (default: this one), e.g.
     # {"tensorflow": "/work/tf23-venv/bin/python"} for fixtures that REQUIRE TF < 2.4
     python: dict[str, str] = field(default_factory=dict)
+    allow_empty: bool = False  # a run in which no case ran (every fixture skipped) passes
 
 
 @dataclass
@@ -44,10 +45,17 @@ class Result:
     meta: dict
     seconds: float
     problems: list[str] = field(default_factory=list)  # run-level failures (a crashed worker)
+    allow_empty: bool = False  # Options.allow_empty: verifying nothing is not a failure
+
+    @property
+    def empty(self) -> bool:
+        """No case ran: every fixture was skipped (or failed before running)."""
+        return not any(f.cases for f in self.fixtures)
 
     @property
     def ok(self) -> bool:
-        return bool(self.fixtures) and not self.problems and not any(f.failed for f in self.fixtures)
+        return (bool(self.fixtures) and not self.problems and not any(f.failed for f in self.fixtures)
+                and (self.allow_empty or not self.empty))
 
 
 def run(options: Options) -> Result:
@@ -153,7 +161,7 @@ def run(options: Options) -> Result:
         "paths": [str(p) for p in paths],
         "notes": run_notes,
     }
-    return Result(fixtures, frameworks, meta, round(time.monotonic() - start, 2), problems)
+    return Result(fixtures, frameworks, meta, round(time.monotonic() - start, 2), problems, options.allow_empty)
 
 
 def _commit() -> str | None:
