@@ -154,3 +154,37 @@ def test_verifying_nothing_fails_when_every_framework_is_missing(tmp_path, monke
     allowed = verify.run(verify.Options(paths=[tmp_path / "fx"], allow_missing=True, allow_empty=True))
     assert allowed.ok and summary.table(allowed).splitlines()[-1] == "nothing verified"
     assert summary.to_json(allowed)["summary"]["nothing_verified"] is True
+
+
+MISSING = "nanlint_no_such_package_for_tests"
+
+
+def test_a_missing_package_a_fixture_imports_is_missing_like_a_framework(tmp_path):
+    """A fixture's own import (optax for the NAN505 jax fixture) that is not installed stops
+    the run in one line, as a missing framework does; --allow-missing skips that fixture."""
+    _need_torch()
+    _write(tmp_path / "fx", {"NAN101-needs-more/torch.py": f"import {MISSING}\n" + FIXTURE,
+                             "NAN101-good/torch.py": FIXTURE})
+    proc = _verify(str(tmp_path / "fx"))
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout + proc.stderr
+    assert proc.stderr.startswith(f"nanlint harness: error: {MISSING} is not installed (no module {MISSING}), "
+                                  f"needed by NAN101-needs-more/torch.py: python3 -m pip install {MISSING} "), proc.stderr
+    assert "--allow-missing" in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+    out = tmp_path / "report.json"
+    skipped = _verify("--allow-missing", "--json", str(out), str(tmp_path / "fx"))
+    assert skipped.returncode == 0, skipped.stdout + skipped.stderr
+    assert "Traceback" not in skipped.stdout + skipped.stderr
+    entries = {f["id"]: f for f in json.loads(out.read_text())["fixtures"]}
+    assert entries["NAN101-good/torch.py"]["status"] == "ok"
+    assert entries["NAN101-needs-more/torch.py"]["status"] == "skip", entries["NAN101-needs-more/torch.py"]
+    assert entries["NAN101-needs-more/torch.py"]["skipped"].startswith(f"{MISSING} is not installed")
+    assert f"{MISSING} is not installed (no module {MISSING}): 1 fixture(s) NOT verified" in skipped.stdout
+
+
+def test_an_optional_import_is_not_required(tmp_path):
+    """Only what a fixture cannot run without counts: an import under try/except is the fixture's business."""
+    _need_torch()
+    guarded = f"try:\n    import {MISSING}\nexcept ImportError:\n    pass\n"
+    _write(tmp_path / "fx", {"NAN101-good/torch.py": guarded + FIXTURE})
+    proc = _verify(str(tmp_path / "fx"))
+    assert proc.returncode == 0 and "PASSED" in proc.stdout, proc.stdout + proc.stderr

@@ -24,7 +24,8 @@ def parser(prog: str = "python -m nanlint.harness") -> argparse.ArgumentParser:
     p.add_argument("--rules", help="comma-separated rule codes to run (default: all)")
     p.add_argument("--frameworks", help=f"comma-separated, from {','.join(fixtures.FRAMEWORKS)} (default: all)")
     p.add_argument("--allow-missing", action="store_true",
-                   help="skip (loudly) the fixtures of a framework that is not installed, instead of failing")
+                   help="skip (loudly) the fixtures of a framework (or of another package a fixture imports) "
+                        "that is not installed, instead of failing")
     p.add_argument("--allow-empty", action="store_true",
                    help="exit 0 when no case ran (every fixture skipped); the report says 'nothing verified' "
                         "(default: a run that verified nothing fails)")

@@ -4,8 +4,10 @@ Standard library only."""
 
 from __future__ import annotations
 
+import ast
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -198,3 +200,26 @@ def discover(paths: Iterable[Path]) -> list[Fixture]:
                     add(_fixture_files(Path(root) / d, m))
                     dirs.remove(d)
     return found
+
+
+def required_imports(path: Path) -> list[str]:
+    """The top-level packages a fixture cannot be imported without: its module-level
+    ``import``s (also under a module-level ``if``; one under ``try`` is the fixture's own
+    business), less the standard library and nanlint. A fixture that does not parse has
+    none here (the static phase reports it)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, SyntaxError, ValueError):
+        return []
+    names: list[str] = []
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, ast.If):
+            todo[:0] = node.body + node.orelse
+        elif isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module)
+    tops = (name.split(".")[0] for name in names)
+    return list(dict.fromkeys(n for n in tops if n not in sys.stdlib_module_names and n not in ("__future__", "nanlint")))

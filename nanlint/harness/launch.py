@@ -39,8 +39,11 @@ INSTALL = "python3 -m pip install -e '.[frameworks]' in a nanlint checkout"
 
 
 def install_command(framework: str, requirements: list[str] | None = None) -> str:
-    """The pip command installing ``framework`` at the version nanlint's ``frameworks`` extra
-    pins for this platform (``requirements``: nanlint's metadata), else the checkout's extra."""
+    """The pip command installing ``framework`` (or another package a fixture imports, e.g.
+    ``optax``) at the version nanlint's ``frameworks`` extra pins for this platform
+    (``requirements``: nanlint's metadata), else the checkout's extra (a framework) or the
+    package by its import name (anything else)."""
+    wanted = REQUIRES.get(framework, (framework,))
     if requirements is None:
         try:
             requirements = requires("nanlint") or []
@@ -56,8 +59,10 @@ def install_command(framework: str, requirements: list[str] | None = None) -> st
                 not all((env.get(var) == value) == (op == "==") for var, op, value in clauses):
             continue
         name = re.split(r"[\s\[=<>!~]", spec.strip(), maxsplit=1)[0]
-        if name.replace("-cpu", "") in REQUIRES[framework]:
+        if name.replace("-cpu", "") in wanted:
             picks.append(spec.strip())
+    if not picks and framework not in REQUIRES:
+        picks = [framework]
     return "python3 -m pip install " + " ".join(map(shlex.quote, picks)) if picks else INSTALL
 
 
@@ -65,6 +70,16 @@ def available(framework: str) -> str | None:
     """None when the framework's modules are importable, else why not."""
     missing = [m for m in REQUIRES[framework] if importlib.util.find_spec(m) is None]
     return f"{framework} is not installed (no module {', '.join(missing)})" if missing else None
+
+
+def missing_module(module: str) -> str | None:
+    """None when the top-level package ``module`` (a fixture's own import, e.g. optax) is
+    importable, else why not, worded as :func:`available` words a framework."""
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    return None if found else f"{module} is not installed (no module {module})"
 
 
 def worker_env(group: str, device: str) -> dict[str, str]:

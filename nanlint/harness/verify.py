@@ -18,7 +18,8 @@ from pathlib import Path
 
 from nanlint import __version__
 from nanlint.harness import launch, static
-from nanlint.harness.fixtures import FRAMEWORKS, GROUP, PACKAGE_ROOT, Fixture, UsageError, default_fixture_dir, discover
+from nanlint.harness.fixtures import (FRAMEWORKS, GROUP, PACKAGE_ROOT, REQUIRES, Fixture, UsageError,
+                                      default_fixture_dir, discover, required_imports)
 from nanlint.harness.judging import judge_fixture
 
 
@@ -76,6 +77,12 @@ def run(options: Options) -> Result:
             if why:
                 raise UsageError(f"{why}: {launch.install_command(fw)} "
                                  f"(or --frameworks to run others, --allow-missing to skip {fw}'s fixtures)")
+    missing = _missing_imports(fixtures, options)
+    if not options.allow_missing:  # the same for a package a fixture imports (optax for NAN505's jax fixture)
+        for module, why in sorted({m: w for needs in missing.values() for m, w in needs.items()}.items()):
+            ids = ", ".join(f.id for f in fixtures if module in missing.get(f.id, {}))
+            raise UsageError(f"{why}, needed by {ids}: {launch.install_command(module)} "
+                             f"(or --allow-missing to skip the fixtures that need it)")
     jobs = options.jobs or min(3, os.cpu_count() or 1)
     for fw, exe in options.python.items():
         if fw not in FRAMEWORKS:
@@ -101,7 +108,11 @@ def run(options: Options) -> Result:
                             f.skipped = why
                         else:
                             f.errors.append(why + " (pass --allow-missing to skip it)")
-        runnable = [f for f in runnable if frameworks[f.framework]["status"] != "missing"]
+        for f in runnable:
+            needs = missing.get(f.id)
+            if needs and f.skipped is None:
+                f.skipped = "; ".join(needs.values())  # only with --allow-missing: it stopped above otherwise
+        runnable = [f for f in runnable if frameworks[f.framework]["status"] != "missing" and f.skipped is None]
         groups: dict[str, list[Fixture]] = {}
         for f in runnable:  # a framework on its own interpreter gets its own worker
             exe = options.python.get(f.framework)
@@ -162,6 +173,21 @@ def run(options: Options) -> Result:
         "notes": run_notes,
     }
     return Result(fixtures, frameworks, meta, round(time.monotonic() - start, 2), problems, options.allow_empty)
+
+
+def _missing_imports(fixtures: list[Fixture], options: Options) -> dict[str, dict[str, str]]:
+    """Fixture id -> {package: why} for the packages a fixture imports that are not installed
+    (its framework's own are :func:`launch.available`'s; another interpreter's packages
+    (``--python``) are not visible here: its worker reports an import failure)."""
+    missing: dict[str, dict[str, str]] = {}
+    for f in fixtures:
+        if f.framework not in FRAMEWORKS or f.framework in options.python or f.errors:
+            continue
+        needs = {m: why for m in required_imports(f.path) if m not in REQUIRES[f.framework]
+                 for why in [launch.missing_module(m)] if why}
+        if needs:
+            missing[f.id] = needs
+    return missing
 
 
 def _commit() -> str | None:
