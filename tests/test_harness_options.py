@@ -6,6 +6,7 @@ they must leave out would fail the run), ``--keep`` keeps nanlint's fixed copy, 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -188,3 +189,32 @@ def test_an_optional_import_is_not_required(tmp_path):
     _write(tmp_path / "fx", {"NAN101-good/torch.py": guarded + FIXTURE})
     proc = _verify(str(tmp_path / "fx"))
     assert proc.returncode == 0 and "PASSED" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_progress_line_on_a_terminal_only(tmp_path):
+    """On a terminal each finished fixture updates one ``\\r`` line; piped (tests, CI), nothing extra."""
+    import os
+    import pty
+
+    _need_torch()
+    _write(tmp_path / "fx", {"NAN101-good/torch.py": FIXTURE, "NAN101-again/torch.py": FIXTURE})
+    piped = _verify(str(tmp_path / "fx"))
+    assert piped.returncode == 0 and "\r" not in piped.stdout and "verifying" not in piped.stdout, piped.stdout
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "nanlint", "verify", "--timeout", "300", str(tmp_path / "fx")],
+                            cwd=ROOT, stdout=follower, stderr=subprocess.PIPE)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert proc.wait(timeout=600) == 0, proc.stderr.read()
+    shown = b"".join(chunks).decode()
+    assert re.search("\r(?!\n)", shown) and "2/2 fixtures" in shown, shown  # the terminal shows \n as \r\n
+    assert "PASSED" in shown and shown.index("2/2 fixtures") < shown.index("PASSED"), shown

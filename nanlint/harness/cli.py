@@ -40,6 +40,25 @@ def parser(prog: str = "python -m nanlint.harness") -> argparse.ArgumentParser:
     return p
 
 
+class Progress:
+    """One terminal line, redrawn in place (``\\r``) as the fixtures finish, cleared before the table."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.shown = False
+
+    def __call__(self, done: int, total: int, phase: str) -> None:
+        self.stream.write(f"\r\033[Kverifying: {done}/{total} fixtures done ({phase})")
+        self.stream.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self.shown = False
+
+
 def _split(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()] if value else None
 
@@ -57,11 +76,17 @@ def main(argv: list[str] | None = None) -> int:
                              frameworks=_split(args.frameworks), allow_missing=args.allow_missing,
                              jobs=args.jobs, timeout=args.timeout, keep=args.keep, python=python,
                              allow_empty=args.allow_empty)
+    line = Progress(sys.stdout) if sys.stdout.isatty() else None  # piped (tests, CI): nothing extra
+    options.progress = line
     try:
         result = verify.run(options)
     except fixtures.UsageError as exc:
+        if line is not None:
+            line.clear()
         print(f"nanlint harness: error: {exc}", file=sys.stderr)
         return 2
+    if line is not None:
+        line.clear()
     if not result.fixtures:
         print("nanlint harness: error: no fixtures found under "
               + ", ".join(map(str, options.paths or [fixtures.default_fixture_dir()])), file=sys.stderr)

@@ -95,6 +95,22 @@ def worker_env(group: str, device: str) -> dict[str, str]:
     return env
 
 
+def progress_path(work: Path, group: str) -> Path:
+    """The file ``group``'s worker appends a line to per fixture it is done with."""
+    return work / f"progress-{group}.txt"
+
+
+def fixtures_done(work: Path, groups: list[str]) -> int:
+    """How many fixtures the workers of ``groups`` are done with so far."""
+    done = 0
+    for group in groups:
+        try:
+            done += progress_path(work, group).read_text().count("\n")
+        except OSError:
+            pass
+    return done
+
+
 def run_worker(group: str, frameworks: list[str], fixtures: list[Fixture], device: str, work: Path,
                timeout: float, python: str | None = None) -> dict:
     job = {"device": device, "frameworks": frameworks,
@@ -105,6 +121,7 @@ def run_worker(group: str, frameworks: list[str], fixtures: list[Fixture], devic
                          and f.combined.mode in ("fix", "keep") and not f.errors and not f.combined.errors else None}
                         for i, f in enumerate(fixtures)]}
     job_path, out_path = work / f"job-{group}.json", work / f"out-{group}.json"
+    job["progress"] = str(progress_path(work, group))
     job_path.write_text(json.dumps(job))
     start = time.monotonic()
     try:

@@ -15,6 +15,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from nanlint import __version__
 from nanlint.harness import launch, static
@@ -37,6 +38,9 @@ class Options:
     # {"tensorflow": "/work/tf23-venv/bin/python"} for fixtures that REQUIRE TF < 2.4
     python: dict[str, str] = field(default_factory=dict)
     allow_empty: bool = False  # a run in which no case ran (every fixture skipped) passes
+    # called as progress(done, total, phase) while the run goes on: the fixtures the workers
+    # are done with out of those they run (the CLI draws it on a terminal)
+    progress: Callable[[int, int, str], None] | None = None
 
 
 @dataclass
@@ -94,6 +98,8 @@ def run(options: Options) -> Result:
     problems: list[str] = []
     work = Path(tempfile.mkdtemp(prefix="nanlint-harness-"))
     try:
+        if options.progress is not None:
+            options.progress(0, len(fixtures), "fixing copies with nanlint")
         run_notes += static.static_phase(fixtures, work, jobs)
         static_seconds = round(time.monotonic() - start, 2)
         runnable = [f for f in fixtures if f.framework in FRAMEWORKS]
@@ -126,7 +132,10 @@ def run(options: Options) -> Result:
 
         with futures.ThreadPoolExecutor(max_workers=max(1, min(jobs, len(groups) or 1))) as pool:
             slowest_first = sorted(groups, key=lambda g: (g != "tensorflow", g))  # TF imports slowest
-            outs = dict(pool.map(go, slowest_first))
+            running = {group: pool.submit(go, group) for group in slowest_first}
+            if options.progress is not None:
+                _follow(options.progress, work, running, len(fixtures) - len(runnable), len(fixtures))
+            outs = dict(running[group].result() for group in slowest_first)
         for group, out in outs.items():
             for fw, info in out.get("frameworks", {}).items():
                 frameworks[fw] = {"status": "error" if "error" in info else "ran", **info,
@@ -188,6 +197,22 @@ def _missing_imports(fixtures: list[Fixture], options: Options) -> dict[str, dic
         if needs:
             missing[f.id] = needs
     return missing
+
+
+def _follow(progress: Callable[[int, int, str], None], work: Path, running: dict[str, futures.Future],
+            before: int, total: int) -> None:
+    """Report the workers' progress (``before``: the fixtures that run in none) until every
+    worker has returned."""
+    shown = -1
+    while True:
+        finished = all(job.done() for job in running.values())
+        done = before + launch.fixtures_done(work, list(running))
+        if done != shown:
+            progress(min(done, total), total, "running the fixtures")
+            shown = done
+        if finished:
+            return
+        time.sleep(0.2)
 
 
 def _commit() -> str | None:
