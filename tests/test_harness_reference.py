@@ -116,12 +116,12 @@ def test_harness_fails_a_planted_finite_but_wrong_fix(tmp_path):
     anchor = "        new, imports = built\n"
     assert text.count(anchor) == 1, "NAN101's make_fix changed: update PLANTED to plant the wrong fix again"
     rule.write_text(text.replace(anchor, PLANTED))
-    fixture_dir = tmp_path / "fixtures" / "NAN101-log-softmax"
-    fixture_dir.mkdir(parents=True)
-    shutil.copy2(ROOT / "fixtures" / "NAN101-log-softmax" / "jax.py", fixture_dir / "jax.py")
+    fixtures = tmp_path / "fixtures" / "NAN101-log-softmax"
+    fixtures.mkdir(parents=True)
+    shutil.copy2(ROOT / "fixtures" / "NAN101-log-softmax" / "jax.py", fixtures / "jax.py")
     out = tmp_path / "report.json"
     env = {**os.environ, "PYTHONPATH": str(scratch)}
-    proc = subprocess.run([sys.executable, "-m", "nanlint.harness", "--json", str(out), str(fixture_dir.parent)],
+    proc = subprocess.run([sys.executable, "-m", "nanlint.harness", "--json", str(out), str(fixtures.parent)],
                           cwd=scratch, env=env, capture_output=True, text=True, timeout=600)
     data = json.loads(out.read_text())
     (entry,) = data["fixtures"]
