@@ -49,9 +49,9 @@ def test_bench_writes_its_provenance(tmp_path):
 
 
 def test_harness_report_records_its_commit():
-    from nanlint.harness import core
+    from nanlint.harness import verify
 
-    commit = core._commit()
+    commit = verify._commit()
     head = _head()
     if head:
         assert commit is not None and commit.split("+")[0] == head

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import missing_framework
-from nanlint.harness import core
+from nanlint.harness import fixtures, judging, launch, static, verify
 from nanlint.harness import summary as report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +33,7 @@ TF23_PYTHON = os.environ.get("NANLINT_TF23_PYTHON")
 def _fixture_ids() -> list[str]:
     if not FIXTURES.is_dir():
         return []
-    return sorted(f"{d.name}/{p.name}" for d in FIXTURES.iterdir() if d.is_dir() and core.FIXTURE_DIR.match(d.name)
+    return sorted(f"{d.name}/{p.name}" for d in FIXTURES.iterdir() if d.is_dir() and fixtures.FIXTURE_DIR.match(d.name)
                   for p in d.glob("*.py") if not p.name.startswith("_"))
 
 
@@ -90,7 +90,7 @@ def test_fixture_passes_on_cpu(cpu_report, fixture_id):
     benign = [c for c in entry["cases"] if c["kind"] == "benign"]
     assert hazards and benign
     for c in hazards:
-        assert c["criterion"] in core.CRITERIA, c
+        assert c["criterion"] in judging.CRITERIA, c
         # fixed values and gradients match the exact ones (float64 run or closed form), or the
         # fixture says why no exact value exists
         if c["reference"].startswith("none: "):
@@ -143,33 +143,33 @@ CLOSED_FORM = {"source": "closed form", "no_reference": {}}  # the worker's plan
 
 
 def test_finite_hazard_case_proves_nothing():
-    case = core.judge_case("hazard_big_logits", {"unfixed": _run(1.0), "fixed": _run(1.0)}, 1e-5, True)
+    case = judging.judge_case("hazard_big_logits", {"unfixed": _run(1.0), "fixed": _run(1.0)}, 1e-5, True)
     assert not case.ok
     assert any("proves nothing" in p for p in case.problems)
 
 
 def test_hazard_must_be_finite_after_fix():
-    case = core.judge_case("hazard_x", {"unfixed": _run(math.nan), "fixed": _run(-math.inf)}, 1e-5, True)
+    case = judging.judge_case("hazard_x", {"unfixed": _run(math.nan), "fixed": _run(-math.inf)}, 1e-5, True)
     assert not case.ok and any("still not finite" in p for p in case.problems)
-    good = core.judge_case("hazard_x", {"unfixed": _run(math.nan), "fixed": _run(3.0)}, 1e-5, True)
+    good = judging.judge_case("hazard_x", {"unfixed": _run(math.nan), "fixed": _run(3.0)}, 1e-5, True)
     assert good.ok and good.unfixed == "NaN: loss" and good.fixed == "finite"
 
 
 def test_fix_that_changes_benign_values_is_rejected():
-    case = core.judge_case("benign_x", {"unfixed": _run([1.0, 2.0], shape=(2,)),
+    case = judging.judge_case("benign_x", {"unfixed": _run([1.0, 2.0], shape=(2,)),
                                         "fixed": _run([1.0, 2.5], shape=(2,))}, 1e-5, True)
     assert not case.ok and case.max_abs_diff == pytest.approx(0.5)
     assert any("changes benign values" in p for p in case.problems)
-    close = core.judge_case("benign_x", {"unfixed": _run([1.0, 2.0], shape=(2,)),
+    close = judging.judge_case("benign_x", {"unfixed": _run([1.0, 2.0], shape=(2,)),
                                          "fixed": _run([1.0, 2.0 + 1e-6], shape=(2,))}, 1e-5, True)
     assert close.ok and close.max_abs_diff == pytest.approx(1e-6)
 
 
 def test_benign_case_must_be_finite_and_names_must_say_their_kind():
-    assert not core.judge_case("benign_x", {"unfixed": _run(math.inf), "fixed": _run(1.0)}, 1e-5, True).ok
-    odd = core.judge_case("edge_x", {"unfixed": _run(1.0), "fixed": _run(1.0)}, 1e-5, True)
+    assert not judging.judge_case("benign_x", {"unfixed": _run(math.inf), "fixed": _run(1.0)}, 1e-5, True).ok
+    odd = judging.judge_case("edge_x", {"unfixed": _run(1.0), "fixed": _run(1.0)}, 1e-5, True)
     assert not odd.ok and any("must start with" in p for p in odd.problems)
-    unfixed_only = core.judge_case("hazard_x", {"unfixed": _run(math.nan)}, 1e-5, False)
+    unfixed_only = judging.judge_case("hazard_x", {"unfixed": _run(math.nan)}, 1e-5, False)
     assert not unfixed_only.ok
 
 
@@ -178,45 +178,45 @@ def _raising(exc="ValueError", message="Argument(s) not recognized: {'lr': 0.01}
 
 
 def test_raises_criterion():
-    good = core.judge_case("hazard_lr", {"unfixed": _raising(), "fixed": _run(1.0)}, 1e-5, True, "raises")
+    good = judging.judge_case("hazard_lr", {"unfixed": _raising(), "fixed": _run(1.0)}, 1e-5, True, "raises")
     assert good.ok, good.problems
     assert good.observed.startswith("raises ValueError: Argument(s) not recognized") and good.unfixed == "raises ValueError"
-    silent = core.judge_case("hazard_lr", {"unfixed": _run(1.0), "fixed": _run(1.0)}, 1e-5, True, "raises")
+    silent = judging.judge_case("hazard_lr", {"unfixed": _run(1.0), "fixed": _run(1.0)}, 1e-5, True, "raises")
     assert not silent.ok and any("does not raise" in p for p in silent.problems)
-    still = core.judge_case("hazard_lr", {"unfixed": _raising(), "fixed": _raising()}, 1e-5, True, "raises")
+    still = judging.judge_case("hazard_lr", {"unfixed": _raising(), "fixed": _raising()}, 1e-5, True, "raises")
     assert not still.ok and any("fixed code raised" in p for p in still.problems)
-    nan = core.judge_case("hazard_lr", {"unfixed": _raising(), "fixed": _run(math.nan)}, 1e-5, True, "raises")
+    nan = judging.judge_case("hazard_lr", {"unfixed": _raising(), "fixed": _run(math.nan)}, 1e-5, True, "raises")
     assert not nan.ok and any("still not finite" in p for p in nan.problems)
     # without the criterion, an exception is a broken fixture, not a proof
-    plain = core.judge_case("hazard_lr", {"unfixed": _raising(), "fixed": _run(1.0)}, 1e-5, True)
+    plain = judging.judge_case("hazard_lr", {"unfixed": _raising(), "fixed": _run(1.0)}, 1e-5, True)
     assert not plain.ok and any("unfixed code raised" in p for p in plain.problems)
 
 
 def test_reference_criterion():
     ref = _run([20.0, 1.0], shape=(2,))
     wrong, right = _run([100.0, 0.0], shape=(2,)), _run([20.0, 1.0 + 1e-7], shape=(2,))
-    good = core.judge_case("hazard_sat", {"unfixed": wrong, "fixed": right, "reference": ref}, 1e-5, True, "reference")
+    good = judging.judge_case("hazard_sat", {"unfixed": wrong, "fixed": right, "reference": ref}, 1e-5, True, "reference")
     assert good.ok, good.problems
     assert good.observed == "max err 80 vs reference" and good.max_abs_diff == pytest.approx(1e-7)
-    same = core.judge_case("hazard_sat", {"unfixed": right, "fixed": right, "reference": ref}, 1e-5, True, "reference")
+    same = judging.judge_case("hazard_sat", {"unfixed": right, "fixed": right, "reference": ref}, 1e-5, True, "reference")
     assert not same.ok and any("already matches the reference" in p for p in same.problems)
-    miss = core.judge_case("hazard_sat", {"unfixed": wrong, "fixed": _run([20.0, 1.5], shape=(2,)), "reference": ref},
+    miss = judging.judge_case("hazard_sat", {"unfixed": wrong, "fixed": _run([20.0, 1.5], shape=(2,)), "reference": ref},
                            1e-5, True, "reference")
     assert not miss.ok and any("misses the reference in 'loss'" in p for p in miss.problems)
-    none = core.judge_case("hazard_sat", {"unfixed": wrong, "fixed": right}, 1e-5, True, "reference")
+    none = judging.judge_case("hazard_sat", {"unfixed": wrong, "fixed": right}, 1e-5, True, "reference")
     assert not none.ok and any("reference(case) did not" in p for p in none.problems)
-    bad_ref = core.judge_case("hazard_sat", {"unfixed": wrong, "fixed": right, "reference": _run([math.nan, 1.0], shape=(2,))},
+    bad_ref = judging.judge_case("hazard_sat", {"unfixed": wrong, "fixed": right, "reference": _run([math.nan, 1.0], shape=(2,))},
                               1e-5, True, "reference")
     assert not bad_ref.ok and any("reference is not finite" in p for p in bad_ref.problems)
 
 
 def test_expect_is_validated():
-    odd = core.judge_case("hazard_x", {"unfixed": _run(math.nan), "fixed": _run(1.0)}, 1e-5, True, "wrong")
+    odd = judging.judge_case("hazard_x", {"unfixed": _run(math.nan), "fixed": _run(1.0)}, 1e-5, True, "wrong")
     assert not odd.ok and any("unknown criterion" in p for p in odd.problems)
-    benign = core.judge_case("benign_x", {"unfixed": _run(1.0), "fixed": _run(1.0)}, 1e-5, True, "raises")
+    benign = judging.judge_case("benign_x", {"unfixed": _run(1.0), "fixed": _run(1.0)}, 1e-5, True, "raises")
     assert not benign.ok and any("only hazard* cases" in p for p in benign.problems)
-    f = core.Fixture("NAN501", "optimizer-lr-kwarg", "keras", Path("keras.py"), mode="fix")
-    core.judge_fixture(f, {"tolerance": None, "fixed_ran": True, "expect": {"hazard_typo": "raises"}, "cases": {
+    f = fixtures.Fixture("NAN501", "optimizer-lr-kwarg", "keras", Path("keras.py"), mode="fix")
+    judging.judge_fixture(f, {"tolerance": None, "fixed_ran": True, "expect": {"hazard_typo": "raises"}, "cases": {
         "hazard_lr": {"unfixed": _raising(), "fixed": _run(1.0)},
         "benign_x": {"unfixed": _run(1.0), "fixed": _run(1.0)}}})
     assert not f.ok and any("'hazard_typo', which is not a case" in e for e in f.errors)
@@ -236,21 +236,22 @@ def test_requires_specifiers():
 def test_requires_skip_is_not_a_failure_but_errors_still_fail():
     raw = {"requires": {"tensorflow": "<2.4"}, "requires_unmet": "needs tensorflow<2.4 (REQUIRES), this worker has "
                                                                  "tensorflow 2.21.0"}
-    f = core.Fixture("NAN502", "clipnorm-custom-loop", "tensorflow", Path("tensorflow.py"), mode="manual")
-    core.judge_fixture(f, raw)
+    f = fixtures.Fixture("NAN502", "clipnorm-custom-loop", "tensorflow", Path("tensorflow.py"), mode="manual")
+    judging.judge_fixture(f, raw)
     assert f.status == "skip" and f.requires_unmet and not f.failed and f.requires == {"tensorflow": "<2.4"}
-    assert core.Result([f], {}, {}, 0.0).ok
-    broken = core.Fixture("NAN502", "clipnorm-custom-loop", "tensorflow", Path("tensorflow.py"))
+    assert verify.Result([f], {}, {}, 0.0, allow_empty=True).ok  # the skip fails nothing...
+    assert not verify.Result([f], {}, {}, 0.0).ok  # ...but a run of nothing else verified nothing
+    broken = fixtures.Fixture("NAN502", "clipnorm-custom-loop", "tensorflow", Path("tensorflow.py"))
     broken.errors.append("nanlint does not report NAN502 on this fixture")
-    core.judge_fixture(broken, raw)
-    assert broken.status == "FAIL" and broken.failed and not core.Result([broken], {}, {}, 0.0).ok
+    judging.judge_fixture(broken, raw)
+    assert broken.status == "FAIL" and broken.failed and not verify.Result([broken], {}, {}, 0.0).ok
 
 
 def test_python_option_is_validated(tmp_path):
-    with pytest.raises(core.UsageError, match="not an executable"):
-        core.run(core.Options(paths=[FIXTURES], python={"tensorflow": str(tmp_path / "no-python")}))
-    with pytest.raises(core.UsageError, match="unknown framework"):
-        core.run(core.Options(paths=[FIXTURES], python={"tf": sys.executable}))
+    with pytest.raises(fixtures.UsageError, match="not an executable"):
+        verify.run(verify.Options(paths=[FIXTURES], python={"tensorflow": str(tmp_path / "no-python")}))
+    with pytest.raises(fixtures.UsageError, match="unknown framework"):
+        verify.run(verify.Options(paths=[FIXTURES], python={"tf": sys.executable}))
     rc, _, err = _harness("--python", "tensorflow", str(tmp_path))
     assert rc == 2 and "FRAMEWORK=PYTHON" in err
 
@@ -285,19 +286,19 @@ def test_discovery(tmp_path):
     (tmp_path / "a" / "NAN101-log-softmax" / "pytorch.py").write_text("")
     (tmp_path / "a" / "NAN101-log-softmax" / "_helpers.py").write_text("")
     (tmp_path / "notes").mkdir()
-    found = {f.path.name: f for f in core.discover([tmp_path])}
+    found = {f.path.name: f for f in fixtures.discover([tmp_path])}
     assert set(found) == {"torch.py", "tensorflow_tf1.py", "pytorch.py"}
     assert found["tensorflow_tf1.py"].framework == "tensorflow" and not found["torch.py"].errors
     assert "unknown framework" in found["pytorch.py"].errors[0]
-    single = core.discover([tmp_path / "a" / "NAN101-log-softmax" / "torch.py"])
+    single = fixtures.discover([tmp_path / "a" / "NAN101-log-softmax" / "torch.py"])
     assert [f.path.name for f in single] == ["torch.py"]
-    with pytest.raises(core.UsageError):
-        core.discover([tmp_path / "nope"])
+    with pytest.raises(fixtures.UsageError):
+        fixtures.discover([tmp_path / "nope"])
 
 
 def test_repo_fixtures_cover_every_framework():
     for rule_dir in ("NAN101-log-softmax", "NAN102-log-sigmoid"):
-        assert {p.stem for p in (FIXTURES / rule_dir).glob("*.py")} >= set(core.FRAMEWORKS)
+        assert {p.stem for p in (FIXTURES / rule_dir).glob("*.py")} >= set(fixtures.FRAMEWORKS)
 
 
 GOOD_TORCH = '''
@@ -341,16 +342,16 @@ def test_missing_framework_fails_or_is_skipped(tmp_path, monkeypatch):
     fixture = tmp_path / "NAN101-log-softmax" / "torch.py"
     fixture.parent.mkdir()
     fixture.write_text(GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias=""))
-    monkeypatch.setattr(core, "available", lambda fw: f"{fw} is not installed (simulated)")
-    monkeypatch.setattr(core, "static_phase", lambda *a: pytest.fail("a missing framework stops before any work"))
-    with pytest.raises(core.UsageError) as stopped:
-        core.run(core.Options(paths=[tmp_path]))
+    monkeypatch.setattr(launch, "available", lambda fw: f"{fw} is not installed (simulated)")
+    monkeypatch.setattr(static, "static_phase", lambda *a: pytest.fail("a missing framework stops before any work"))
+    with pytest.raises(fixtures.UsageError) as stopped:
+        verify.run(verify.Options(paths=[tmp_path]))
     message = str(stopped.value)
     assert "\n" not in message
     assert message.startswith("torch is not installed (simulated): python3 -m pip install ")
     monkeypatch.undo()
-    monkeypatch.setattr(core, "available", lambda fw: f"{fw} is not installed (simulated)")
-    skipped = core.run(core.Options(paths=[tmp_path], allow_missing=True))
+    monkeypatch.setattr(launch, "available", lambda fw: f"{fw} is not installed (simulated)")
+    skipped = verify.run(verify.Options(paths=[tmp_path], allow_missing=True))
     assert skipped.fixtures[0].skipped and skipped.fixtures[0].status == "skip"
     assert "NOT verified" in report.table(skipped)
 
@@ -361,14 +362,14 @@ def test_missing_framework_stops_the_cli_at_once_in_one_line(tmp_path, capsys, m
     fixture = tmp_path / "NAN101-log-softmax" / "torch.py"
     fixture.parent.mkdir()
     fixture.write_text(GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias=""))
-    monkeypatch.setattr(core, "available", lambda fw: f"{fw} is not installed (no module {fw})")
+    monkeypatch.setattr(launch, "available", lambda fw: f"{fw} is not installed (no module {fw})")
     start = time.monotonic()
     assert cli.main([str(tmp_path)]) == 2
     assert time.monotonic() - start < 5
     out, err = capsys.readouterr()
     assert out == ""
     assert err.startswith("nanlint harness: error: torch is not installed (no module torch): "
-                          f"{core.install_command('torch')} (or --frameworks to run others, ")
+                          f"{launch.install_command('torch')} (or --frameworks to run others, ")
     assert err.count("\n") == 1
 
 
@@ -377,30 +378,36 @@ def test_install_command_names_the_pinned_package_for_this_platform():
                     "tensorflow==2.21.0; sys_platform == 'darwin' and extra == 'frameworks'",
                     'torch==2.13.0; extra == "frameworks"', "jax[cpu]==0.10.2; extra == 'frameworks'",
                     "keras==3.15.1; extra == 'frameworks'", "pytest>=8; extra == 'test'"]
-    assert core.install_command("torch", requirements) == "python3 -m pip install torch==2.13.0"
-    assert core.install_command("jax", requirements) == "python3 -m pip install 'jax[cpu]==0.10.2'"
+    assert launch.install_command("torch", requirements) == "python3 -m pip install torch==2.13.0"
+    assert launch.install_command("jax", requirements) == "python3 -m pip install 'jax[cpu]==0.10.2'"
     tf = "tensorflow==2.21.0" if sys.platform == "darwin" else "tensorflow-cpu==2.21.0"
-    assert core.install_command("tensorflow", requirements) == f"python3 -m pip install {tf}"
-    assert core.install_command("keras", requirements) == f"python3 -m pip install {tf} keras==3.15.1"
-    assert core.install_command("torch", []) == core.INSTALL  # not installed as a package: the checkout's extra
+    assert launch.install_command("tensorflow", requirements) == f"python3 -m pip install {tf}"
+    assert launch.install_command("keras", requirements) == f"python3 -m pip install {tf} keras==3.15.1"
+    assert launch.install_command("torch", []) == launch.INSTALL  # not installed as a package: the checkout's extra
 
 
-def test_table_rows_fit_120_columns():
+def test_table_rows_fit_120_columns_and_wrap_instead_of_cutting():
     long = "NaN: dsoftplus/dx, dlogsumexp/dx, dlogsumexp_method/dx, dlogaddexp/dx; Inf: softplus, logsumexp"
-    fixture = core.Fixture("NAN106", "log-sum-exp", "tensorflow", Path("tensorflow_tf1_model.py"), mode="fix")
-    fixture.cases = [core.Case("hazard_overflowing_logits_in_all_four_forms", "hazard", "cpu (x86_64)", long,
-                               "finite; max err 2.06e-09 vs reference", 1e-9, "nonfinite", ok=True)]
-    result = core.Result(fixtures=[fixture], frameworks={}, meta={}, seconds=1.0)
+    fixture = fixtures.Fixture("NAN106", "log-sum-exp", "tensorflow", Path("tensorflow_tf1_model.py"), mode="fix")
+    fixture.cases = [fixtures.Case("hazard_overflowing_logits_in_all_four_forms", "hazard", "cpu (x86_64)", long,
+                                   "finite; max err 2.06e-09 vs reference", 1e-9, "nonfinite", ok=True)]
+    result = verify.Result(fixtures=[fixture], frameworks={}, meta={}, seconds=1.0)
     lines = report.table(result).splitlines()
-    rows = lines[:3]  # header, rule, the case
+    end = lines.index("")
+    rows = lines[:end]  # header, rule, the case's lines
     assert all(len(line) <= report.WIDTH for line in rows), [len(x) for x in rows]
-    assert rows[2].startswith("ok ") and "NAN106" in rows[2] and "\u2026" in rows[2]
+    assert rows[2].startswith("ok ") and "NAN106" in rows[2] and "\u2026" not in "\n".join(rows)
+    start = rows[0].index("unfixed")  # the column's text, line by line, is the whole cell
+    width = rows[1][start:].index(" ")
+    pieces = [r[start:start + width].strip() for r in rows[2:]]
+    assert len([p for p in pieces if p]) > 1 and "".join(pieces).replace(" ", "") == long.replace(" ", "")
+    assert " ".join(r[:rows[1].index(" ")].strip() for r in rows[2:]).split() == ["ok"]  # status on the first line only
 
 
 def test_bad_fixtures_are_rejected_end_to_end(tmp_path):
     """One harness run (one torch worker) over fixtures that must each fail, clearly."""
-    if core.available("torch"):
-        _missing_or_skip(core.available("torch"))
+    if launch.available("torch"):
+        _missing_or_skip(launch.available("torch"))
 
     def write(rel: str, text: str) -> None:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -526,8 +533,8 @@ def test_combined_fix_is_proven_and_a_broken_one_fails(tmp_path):
     whole loss to ``F.cross_entropy``: a second program, run and judged on its own. The
     "breaks" fixture shifts its loss when nanlint's fused call is in its own text, so only
     the combined copy changes benign values, and the harness must fail it."""
-    if core.available("torch"):
-        _missing_or_skip(core.available("torch"))
+    if launch.available("torch"):
+        _missing_or_skip(launch.available("torch"))
 
     def write(rel: str, text: str) -> None:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -581,9 +588,9 @@ def test_combined_copy_of_a_display_only_fixture(tmp_path):
     finding = {"location": {"row": 1}, "message": "m", "fix": {"applicability": "display-only"}}
 
     def fixture(still_reported):
-        f = core.Fixture("NAN503", "one-sided", "torch", original, mode="manual")
-        f.combined = core.Combined("default rules", changed, still_reported=still_reported)
-        core._compare_combined(f)
+        f = fixtures.Fixture("NAN503", "one-sided", "torch", original, mode="manual")
+        f.combined = fixtures.Combined("default rules", changed, still_reported=still_reported)
+        static._compare_combined(f)
         return f
 
     kept = fixture([finding])
@@ -591,26 +598,26 @@ def test_combined_copy_of_a_display_only_fixture(tmp_path):
     raw = {"tolerance": 1e-5, "fixed_ran": True, "combined_ran": True, "reference": CLOSED_FORM, "cases": {
         "hazard_x": {"unfixed": _run(math.nan), "fixed": _run(1.0), "combined": _run(math.nan), "reference": _run(1.0)},
         "benign_x": {"unfixed": _run(1.0), "fixed": _run(1.0), "combined": _run(1.0)}}}
-    core.judge_fixture(kept, raw)
+    judging.judge_fixture(kept, raw)
     assert kept.ok, [c.problems for c in kept.combined.cases]
     assert kept.combined.cases[0].criterion == "still reported" and kept.combined.cases[0].fixed == "NaN: loss"
     raw["cases"]["benign_x"]["combined"] = _run(1.5)
     broken = fixture([finding])
-    core.judge_fixture(broken, raw)
+    judging.judge_fixture(broken, raw)
     assert not broken.ok and broken.failed and any("changes benign values" in p for p in broken.combined.cases[1].problems)
     raw["cases"]["benign_x"]["combined"] = _run(1.0)
     raw["cases"]["hazard_x"]["combined"] = _raising()
     raised = fixture([finding])
-    core.judge_fixture(raised, raw)
+    judging.judge_fixture(raised, raw)
     assert not raised.ok and "raised where the unfixed code did not" in raised.combined.cases[0].problems[0]
     raw["cases"]["hazard_x"]["combined"] = _run(math.nan)
     gone = fixture([])  # no finding left: the combined copy must fix the hazard itself
     assert gone.combined.mode == "fix"
-    core.judge_fixture(gone, raw)
+    judging.judge_fixture(gone, raw)
     assert not gone.ok and any("still not finite" in p for p in gone.combined.cases[0].problems)
-    same = core.Fixture("NAN503", "one-sided", "torch", original, mode="manual")
-    same.combined = core.Combined("default rules", original)
-    core._compare_combined(same)
+    same = fixtures.Fixture("NAN503", "one-sided", "torch", original, mode="manual")
+    same.combined = fixtures.Combined("default rules", original)
+    static._compare_combined(same)
     assert same.combined.identical and same.combined.mode == "same" and same.combined.path is None
 
 
@@ -624,8 +631,8 @@ def test_linter_never_imports_the_harness_or_a_framework():
 
 def test_gpu_request_is_never_silently_cpu(tmp_path):
     """--device gpu: without a GPU the fixture fails; with one, every case ran on it."""
-    if core.available("torch"):
-        _missing_or_skip(core.available("torch"))
+    if launch.available("torch"):
+        _missing_or_skip(launch.available("torch"))
     fixture = tmp_path / "NAN101-log-softmax" / "torch.py"
     fixture.parent.mkdir()
     fixture.write_text(GOOD_TORCH.format(hazard="0.0, 200.0, -200.0", bias="")
@@ -641,13 +648,13 @@ def test_gpu_request_is_never_silently_cpu(tmp_path):
 
 
 def test_cases_measured_on_cpu_fail_a_gpu_run():
-    f = core.Fixture("NAN101", "log-softmax", "torch", Path("torch.py"), mode="fix")
+    f = fixtures.Fixture("NAN101", "log-softmax", "torch", Path("torch.py"), mode="fix")
     raw = {"device_requested": "gpu", "tolerance": 1e-5, "fixed_ran": True, "reference": CLOSED_FORM, "cases": {
         "hazard_x": {"unfixed": _run(math.nan), "fixed": _run(1.0), "reference": _run(1.0)},
         "benign_x": {"unfixed": _run(1.0), "fixed": _run(1.0)}}}
-    core.judge_fixture(f, raw)
+    judging.judge_fixture(f, raw)
     assert not f.ok and all("ran on the CPU although the GPU was requested" in c.problems[0] for c in f.cases)
     raw["device_requested"] = "cpu"
-    cpu = core.Fixture("NAN101", "log-softmax", "torch", Path("torch.py"), mode="fix")
-    core.judge_fixture(cpu, raw)
+    cpu = fixtures.Fixture("NAN101", "log-softmax", "torch", Path("torch.py"), mode="fix")
+    judging.judge_fixture(cpu, raw)
     assert cpu.ok, [c.problems for c in cpu.cases]

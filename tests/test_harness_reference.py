@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import missing_framework
-from nanlint.harness import core
+from nanlint.harness import fixtures, judging, launch, verify
 from nanlint.harness import summary as report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,14 +34,14 @@ def _run(values, dtype="float32"):
         "inf": sum(math.isinf(v) for v in values), "values": enc}}}
 
 
-def _judge(fixed, reference=None, plan=None, **extra) -> core.Fixture:
-    f = core.Fixture("NAN101", "log-softmax", "jax", Path("jax.py"), mode="fix")
+def _judge(fixed, reference=None, plan=None, **extra) -> fixtures.Fixture:
+    f = fixtures.Fixture("NAN101", "log-softmax", "jax", Path("jax.py"), mode="fix")
     hazard = {"unfixed": _run(math.nan), "fixed": fixed}
     if reference is not None:
         hazard["reference"] = reference
     raw = {"tolerance": 1e-5, "fixed_ran": True, "reference": plan or {"source": "float64", "no_reference": {}},
            "cases": {"hazard_saturated": hazard, "benign_small": {"unfixed": _run(1.0), "fixed": _run(1.0)}}, **extra}
-    core.judge_fixture(f, raw)
+    judging.judge_fixture(f, raw)
     return f
 
 
@@ -68,7 +68,7 @@ def test_every_hazard_case_needs_a_reference_or_a_reason():
     reason = "the hazard is a divergence"
     stated = _judge(_run(200.0), plan={"source": None, "no_reference": reason})
     assert stated.ok and stated.cases[0].reference == f"none: {reason}" and stated.cases[0].ref_err is None
-    result = core.Result([stated], {}, {}, 1.0)
+    result = verify.Result([stated], {}, {}, 1.0)
     text = report.table(result)
     assert "NO REFERENCE" in text and f"NAN101-log-softmax/jax.py hazard_saturated: {reason}" in text
     data = report.to_json(result)
@@ -105,7 +105,7 @@ PLANTED = '''    new, imports = built
 def test_harness_fails_a_planted_finite_but_wrong_fix(tmp_path):
     """A real run: nanlint (a scratch copy whose NAN101 fix is log(softmax(z) + 1e-30))
     fixes the repository's NAN101 JAX fixture and JAX runs it."""
-    why = core.available("jax")
+    why = launch.available("jax")
     if why:
         missing_framework(why)
     scratch = tmp_path / "scratch"

@@ -9,7 +9,8 @@ import textwrap
 from pathlib import Path
 
 from nanlint.harness import reference as references
-from nanlint.harness.core import Fixture, Result
+from nanlint.harness.fixtures import Fixture
+from nanlint.harness.verify import Result
 
 # "max diff": benign cases, fixed vs unfixed; "vs ref": hazard cases, fixed vs the exact
 # reference (float64 run or closed form), or "none" where the fixture says why none exists
@@ -37,24 +38,39 @@ def rows(result: Result) -> list[tuple[str, ...]]:
     return out
 
 
-WIDTH = 120  # the table's rows fit a terminal this wide; --json has every cell whole
+WIDTH = 120  # the table's rows fit a terminal this wide: a longer cell wraps within its column
 _MIN_CELL = 10
 
 
-def fit(body: list[tuple[str, ...]], width: int = WIDTH) -> tuple[list[tuple[str, ...]], list[int]]:
-    """Column widths whose rows fit ``width`` (the widest columns shrink first), and the
-    rows with longer cells cut, ending in ``…``."""
+def fit(body: list[tuple[str, ...]], width: int = WIDTH) -> list[int]:
+    """Column widths whose rows fit ``width`` (the widest columns shrink first)."""
     widths = [max(len(r[i]) for r in body) for i in range(len(body[0]))]
     while sum(widths) + 2 * (len(widths) - 1) > width and max(widths) > _MIN_CELL:
         widths[widths.index(max(widths))] -= 1
-    cut = [tuple(c if len(c) <= w else c[:w - 1] + "\u2026" for c, w in zip(r, widths)) for r in body]
-    return cut, widths
+    return widths
+
+
+def _wrapped(row: tuple[str, ...], widths: list[int]) -> list[str]:
+    """One table row as lines: a cell longer than its column wraps onto the next lines, whole."""
+    cells = [[c] if len(c) <= w else textwrap.wrap(c, w, break_on_hyphens=False) or [""]
+             for c, w in zip(row, widths)]
+    return ["  ".join((cell[i] if i < len(cell) else "").ljust(w) for cell, w in zip(cells, widths)).rstrip()
+            for i in range(max(map(len, cells)))]
+
+
+def verdict(result: Result) -> str:
+    """The table's last line: PASSED, FAILED, or that no case ran (a failure unless --allow-empty)."""
+    if result.empty and not result.problems and not any(f.failed for f in result.fixtures):
+        return "nothing verified" if result.ok else \
+            "FAILED: nothing verified (no case ran; pass --allow-empty if that is what you meant)"
+    return "PASSED" if result.ok else "FAILED"
 
 
 def table(result: Result) -> str:
     """The table, then every failure's reasons, then a summary line."""
-    body, widths = fit([COLUMNS, *rows(result)])
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in body]
+    body = [COLUMNS, *rows(result)]
+    widths = fit(body)
+    lines = [line for r in body for line in _wrapped(r, widths)]
     lines.insert(1, "  ".join("-" * w for w in widths))
     failed = [f for f in result.fixtures if f.failed]
     skipped = [f for f in result.fixtures if f.skipped is not None]
@@ -115,7 +131,7 @@ def table(result: Result) -> str:
                     for name, info in sorted(result.frameworks.items()))
     lines += ["", f"{len(result.fixtures)} fixtures, {cases} cases: {len(failed)} failed, {len(skipped)} skipped"
                   f" ({result.seconds:g} s; {fws or 'no framework ran'})",
-              "PASSED" if result.ok else "FAILED"]
+              verdict(result)]
     return "\n".join(lines) + "\n"
 
 
@@ -213,6 +229,7 @@ def to_json(result: Result) -> dict:
         "summary": {
             "fixtures": len(result.fixtures),
             "cases": sum(len(f.cases) for f in result.fixtures),
+            "nothing_verified": result.empty,
             "failed": sum(1 for f in result.fixtures if f.failed),
             "skipped": sum(1 for f in result.fixtures if f.skipped is not None),
             "hazard_cases": sum(1 for f in result.fixtures for c in f.cases if c.kind == "hazard"),

@@ -475,14 +475,21 @@ def main(argv: list[str]) -> int:
     write()
     for index, fixture in enumerate(job["fixtures"]):
         got = loaded.get(fixture["framework"])
-        if got is None:
-            continue
-        fw, device = got
-        entry = run_fixture(np, fw, fixture, index, device)
-        entry["device_requested"] = device
-        result["fixtures"][fixture["id"]] = entry
-        write()  # a crash later keeps what ran so far
+        if got is not None:
+            fw, device = got
+            entry = run_fixture(np, fw, fixture, index, device)
+            entry["device_requested"] = device
+            result["fixtures"][fixture["id"]] = entry
+            write()  # a crash later keeps what ran so far
+        done(job, fixture)
     return 0
+
+
+def done(job: dict, fixture: dict) -> None:
+    """One line per finished fixture in the job's progress file (the parent's progress line)."""
+    if job.get("progress"):
+        with open(job["progress"], "a", encoding="utf-8") as f:
+            f.write(fixture["id"] + "\n")
 
 
 if __name__ == "__main__":
