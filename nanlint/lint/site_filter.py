@@ -11,8 +11,9 @@ could decide).  A file where no rule can report is not parsed with libcst.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
+from nanlint.source.syntax import Checked
 from nanlint.source import chunks as _chunks
 from nanlint.vocabulary.ops import VALUE_SOURCES, with_implying
 from nanlint.rules.base import Rule
@@ -21,8 +22,6 @@ from nanlint.semantic import modules
 from nanlint.analysis.gates import sites
 from nanlint.source import large
 
-if TYPE_CHECKING:  # pragma: no cover
-    from nanlint.source.syntax import Checked
 
 _DEP_OPS: dict[tuple, frozenset[str]] = {}  # ops of imported project modules, per process
 

@@ -8,7 +8,7 @@ from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.analysis import zeros
 from nanlint.rules.context import RuleContext
-from nanlint.analysis.facts import returns_early
+from nanlint.analysis.evidence import returns_early
 from nanlint.semantic.reach import origin_note
 from nanlint.semantic.resolve import Scope
 from nanlint.rules.base import Rule

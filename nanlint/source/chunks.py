@@ -50,150 +50,15 @@ line) is compiled whole, and its memory is what CPython's tree takes.
 from __future__ import annotations
 
 import ast
-import bisect
-import re
 
 from nanlint.source.ast_tree import ast_depth, chain_pairs, statements
+from nanlint.source.cuts import COMMENT, NEWLINE, Tokens, bracket_delta, cuts, lines_in
 from nanlint.source.large import binds
 
 TARGET = 300_000  # characters per chunk: a tree of ~30-60 MB
 BIG = 2  # times the target: a chunk (a statement) above that is split (compiled in slices) when it can be
 _PYCF_ONLY_AST = 0x400
 _MERGES = 2  # chunks merged forward after a failed compile before compiling the rest whole
-
-_CANDIDATE = re.compile(r"^(?=[^\s#)\]}\\])(?!(?:else|elif|except|finally)\b)", re.M)  # a line CPython
-# indents at 0: not blank, a comment, a backslash (the next line's indentation counts), a closing bracket
-_DEF = re.compile(r"(?:def|class|async)\b")
-_EVENT = re.compile(r"[#'\"]")
-_COMMENT = re.compile(r"#[^\r\n]*")
-_STRINGS = {
-    "'''": re.compile(r"'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*'''"),
-    '"""': re.compile(r'"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""'),
-    "'": re.compile(r"'[^'\\\r\n]*(?:\\(?:\r\n|[\s\S])[^'\\\r\n]*)*'"),
-    '"': re.compile(r'"[^"\\\r\n]*(?:\\(?:\r\n|[\s\S])[^"\\\r\n]*)*"'),
-}
-_BRACKET = re.compile(r"[()\[\]{}]")
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
-
-def _lines_in(text: str, a: int, b: int) -> int:
-    """Line breaks in ``text[a:b]`` as CPython counts them (``\\r\\n``, ``\\r``, ``\\n``)."""
-    return text.count("\n", a, b) + text.count("\r", a, b) - text.count("\r\n", a, b)
-
-
-def _delta(text: str, a: int, b: int) -> int:
-    return (text.count("(", a, b) + text.count("[", a, b) + text.count("{", a, b)
-            - text.count(")", a, b) - text.count("]", a, b) - text.count("}", a, b))
-
-
-class _Tokens:
-    """The strings and comments of a text, found once from left to right: where
-    they are (those spanning lines), and the brackets inside them."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.pos = 0  # everything before is read
-        self.spans: list[tuple[int, int]] = []  # strings spanning lines
-        self.marks: list[int] = [0]  # positions after a string or comment with brackets in it
-        self.sums: list[int] = [0]  # the bracket delta of those up to each mark
-        self.broken = len(text) + 1  # where an unterminated string starts
-
-    def read_to(self, p: int) -> None:
-        text = self.text
-        while self.pos < p:
-            m = _EVENT.search(text, self.pos)
-            if m is None or m.start() >= len(text):
-                self.pos = len(text)
-                return
-            q = m.start()
-            if q >= p and q > self.pos:
-                self.pos = q
-                return
-            if text[q] == "#":
-                end = _COMMENT.match(text, q).end()  # type: ignore[union-attr]
-            else:
-                quote = text[q:q + 3] if text.startswith(text[q] * 3, q) else text[q]
-                s = _STRINGS[quote].match(text, q)
-                if s is None:
-                    self.broken = q
-                    self.pos = len(text)
-                    return
-                end = s.end()
-                if _NEWLINE.search(text, q, end):
-                    self.spans.append((q, end))
-            if _BRACKET.search(text, q, end):
-                self.marks.append(end)
-                self.sums.append(self.sums[-1] + _delta(text, q, end))
-            self.pos = end
-
-    def inside(self, p: int) -> bool:
-        """Whether line start ``p`` (read already) is within a string."""
-        i = bisect.bisect_right(self.spans, (p, len(self.text) + 1)) - 1
-        return i >= 0 and self.spans[i][0] < p < self.spans[i][1]
-
-    def quoted(self, a: int, b: int) -> int:
-        """The bracket delta of the strings and comments in ``[a, b)``, both outside them."""
-        return self.sums[bisect.bisect_right(self.marks, b) - 1] - self.sums[bisect.bisect_right(self.marks, a) - 1]
-
-
-def _after_backslash(text: str, p: int) -> bool:
-    return text[max(0, p - 3):p].endswith(("\\\n", "\\\r", "\\\r\n"))
-
-
-def _cut_ok(text: str, p: int, tokens: _Tokens) -> bool:
-    """The checks of a candidate line start ``p`` (at bracket depth 0, outside strings):
-    not after a backslash continuation, not between a decorator and its def."""
-    if _after_backslash(text, p):
-        return False
-    return not (_DEF.match(text, p) and _decorated(text, p, tokens))
-
-
-def _decorated(text: str, p: int, tokens: _Tokens, steps: int = 100_000) -> bool:
-    """Whether the statement before ``p`` (a line start at depth 0) is a decorator:
-    the last line before ``p`` that starts a statement in column 0 starts with ``@``.
-    True when that is not found soon."""
-    end, delta = p, 0  # the bracket delta of [end, p)
-    for _ in range(steps):
-        if end == 0:
-            return False
-        r = text.rfind("\n", 0, end - 1) + 1
-        delta += _delta(text, r, end) - tokens.quoted(r, end)
-        end = r
-        c = text[r:r + 1]
-        if not c or c.isspace() or c == "#" or delta != 0 or tokens.inside(r) or _after_backslash(text, r):
-            continue
-        return c == "@"
-    return True
-
-
-def cuts(text: str, target: int, a: int = 0, b: int | None = None, tokens: _Tokens | None = None) -> list[int]:
-    """Positions in ``[a, b)`` where the text can be cut between top-level statements,
-    about ``target`` characters apart (every one found when ``target`` is 0)."""
-    b = len(text) if b is None else b
-    tokens = tokens or _Tokens(text)
-    out: list[int] = []
-    depth_at, depth = a, 0
-    pos = a + max(target, 1)
-    while pos < b:
-        m = _CANDIDATE.search(text, pos, b)
-        if m is None:
-            break
-        p = m.start()
-        pos = p + 1
-        tokens.read_to(p)
-        if p >= tokens.broken:
-            break
-        if tokens.inside(p):
-            continue
-        depth += _delta(text, depth_at, p)
-        depth -= tokens.quoted(depth_at, p)
-        depth_at = p
-        if depth != 0 or not _cut_ok(text, p, tokens):
-            continue
-        out.append(p)
-        pos = p + max(target, 1)
-    return out
-
 
 class Skeleton(ast.Module):
     """What :func:`compile_large` keeps of a large file's tree (see the module docstring)."""
@@ -249,7 +114,7 @@ def compile_large(text: str, target: int = TARGET, source: bytes | None = None) 
 
 
 def _compile_large(text: str, target: int, source: bytes | None) -> Skeleton:
-    tokens = _Tokens(text)
+    tokens = Tokens(text)
     bounds = [0] + cuts(text, target, tokens=tokens) + [len(text)]
     units: list = []  # (start, end, item cuts or None)
     for start, end in zip(bounds, bounds[1:]):
@@ -262,7 +127,7 @@ def _compile_large(text: str, target: int, source: bytes | None) -> Skeleton:
     i = 0
     while i < len(units):
         start, end, slices = units[i]
-        line += _lines_in(text, at, start)
+        line += lines_in(text, at, start)
         at = start
         if slices is not None and _take_sliced(skeleton, text, slices, line):
             skeleton.pieces.append((start, end, line, slices))
@@ -368,7 +233,7 @@ def _record(skeleton: Skeleton, stmt: ast.stmt, first: int, last: int) -> None:
 # --- one statement larger than a chunk ---------------------------------------------
 
 
-def _pieces(text: str, start: int, end: int, target: int, tokens: _Tokens) -> list:
+def _pieces(text: str, start: int, end: int, target: int, tokens: Tokens) -> list:
     """A chunk larger than ``BIG`` as pieces: its top-level statements grouped up to
     ``target``, and each statement larger than ``BIG`` alone, with the cuts between
     its display's items (or None when it has none)."""
@@ -389,7 +254,7 @@ def _pieces(text: str, start: int, end: int, target: int, tokens: _Tokens) -> li
     return out
 
 
-def _item_cuts(text: str, a: int, b: int, target: int, tokens: _Tokens):
+def _item_cuts(text: str, a: int, b: int, target: int, tokens: Tokens):
     """Line starts in the statement ``[a, b)`` at the bracket depth of its second line
     (the display the first line opens: ``W = [``, ``X = torch.tensor([``), each after a
     comma: the first as early as can be, then about ``target`` apart, the last as late as
@@ -400,7 +265,7 @@ def _item_cuts(text: str, a: int, b: int, target: int, tokens: _Tokens):
     last = None  # the latest cut seen after the last one taken
     pos = a
     while pos < b:
-        nl = _NEWLINE.search(text, pos, b)
+        nl = NEWLINE.search(text, pos, b)
         if nl is None:
             break
         p = pos = nl.end()
@@ -409,7 +274,7 @@ def _item_cuts(text: str, a: int, b: int, target: int, tokens: _Tokens):
         if out and p < out[-1] + target and b - p > target:  # between cuts: skip to the next
             pos = max(pos, min(out[-1] + target, b - target) - 1)
             continue
-        depth += _delta(text, depth_at, p) - tokens.quoted(depth_at, p)
+        depth += bracket_delta(text, depth_at, p) - tokens.quoted(depth_at, p)
         depth_at = p
         if level is None:
             if depth < 1:
@@ -435,7 +300,7 @@ def _after_comma(text: str, a: int, p: int) -> bool:
     """Whether the code of the line before line start ``p`` ends with a comma."""
     code = text[max(a, p - 400):p]
     if "#" in code:
-        code = _COMMENT.sub("", code)  # a comment after the comma (or a # in a string: no cut)
+        code = COMMENT.sub("", code)  # a comment after the comma (or a # in a string: no cut)
     return code.rstrip().endswith(",")
 
 
@@ -456,7 +321,7 @@ def _take_sliced(skeleton: Skeleton, text: str, slices, first_line: int) -> bool
     when a slice does not compile or they do not all hold the same display between
     the same brackets (it is then compiled whole)."""
     a, cut, _ = slices
-    head_lines = _lines_in(text, a, cut[0])
+    head_lines = lines_in(text, a, cut[0])
     opener = _open_bracket(text[a:cut[0]])
     if opener is None or not all(_after_comma(text, a, c) for c in cut):
         return False
@@ -469,7 +334,7 @@ def _take_sliced(skeleton: Skeleton, text: str, slices, first_line: int) -> bool
             return False
         if len(tree.body) != 1 or type(tree.body[0]) not in _SIMPLE:
             return False  # a compound statement: its nested statements would not be read
-        body_lines = _lines_in(text, cut[k], cut[k + 1])
+        body_lines = lines_in(text, cut[k], cut[k + 1])
         tail_from = head_lines + body_lines + 1
         node = _holder(tree.body[0], head_lines, tail_from)
         if node is None or (node.lineno, node.col_offset) != opener[:2] or type(node) not in _OPENED_BY[opener[2]]:
@@ -490,7 +355,7 @@ def _take_sliced(skeleton: Skeleton, text: str, slices, first_line: int) -> bool
         elif this != shape:
             return False
         del tree
-    tail_line = first_line + _lines_in(text, a, cut[-1])
+    tail_line = first_line + lines_in(text, a, cut[-1])
     _record(skeleton, stmt, first_line, tail_line + end_line - 1)  # type: ignore[arg-type]
     return True
 

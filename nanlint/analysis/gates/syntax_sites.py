@@ -21,10 +21,10 @@ from __future__ import annotations
 import ast
 import bisect
 
-from nanlint.analysis.guards import _NAMED_CONSTANTS, F32_ABSORBED_ADD, float32
+from nanlint.analysis.guards import NAMED_CONSTANTS, F32_ABSORBED_ADD, float32
 from nanlint.source.ast_tree import statements
 
-_NAMED = frozenset(q.rsplit(".", 1)[-1] for q in _NAMED_CONSTANTS)  # pi, e, tau: what guards.constant knows
+_NAMED = frozenset(q.rsplit(".", 1)[-1] for q in NAMED_CONSTANTS)  # pi, e, tau: what guards.constant knows
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 UNKNOWN = object()  # a constant whose value the syntax does not tell (a name bound to one)
 

@@ -9,10 +9,10 @@ sign (``INDEFINITE``, under a clamp at 0), what does a called object compute (``
 from __future__ import annotations
 
 import ast
-import re
 from pathlib import Path
 from dataclasses import dataclass
 
+from nanlint.analysis.evidence import LOGIT_NAME, PADDING_NAME
 from nanlint.semantic import modules
 from nanlint.analysis.gates import zero_files
 from nanlint.analysis.gates.syntax_sites import callee, literal
@@ -39,8 +39,7 @@ class Vocabulary:
     products: bool = False  # a product with a source is one
 
 
-_LOGIT = re.compile(r"logit", re.IGNORECASE)  # as nanlint.analysis.facts.logit reads a name
-_PADDING = re.compile(r"pad|length|lens(?![a-z])|token|attention", re.IGNORECASE)  # facts.weak_mask's
+_LOGIT, _PADDING = LOGIT_NAME, PADDING_NAME  # the names evidence.logit and evidence.weak_mask read
 _LAYOUT_ATTRS = frozenset({"T", "mT", "H", "data", "real"})
 _COMPARISONS = frozenset({"eq", "ne", "gt", "ge", "lt", "le", "equal", "not_equal", "greater",
                           "greater_equal", "less", "less_equal", "logical_and", "logical_or",
@@ -235,7 +234,7 @@ class Search:
             if receiver is not None:
                 self._push(receiver, LOGIT)
             return False
-        if name in v.clips:  # active at 0 on a value that goes negative (facts.indefinite): a defensive clamp is weak
+        if name in v.clips:  # active at 0 on a value that goes negative (evidence.indefinite): a defensive clamp is weak
             if any(self._zeroish(a) for a in arguments):
                 for a in [*n.args[:1], *(kw.value for kw in n.keywords if kw.arg in ("input", "x", "t", "a")),
                           receiver, *(n.args[1:2] if name in v.maximum else ())]:
@@ -322,7 +321,7 @@ class Search:
         return False
 
     def _indefinite(self, n: ast.AST, zero: bool) -> bool:
-        """Does the code show ``n`` taking either sign (``facts.indefinite``): a difference,
+        """Does the code show ``n`` taking either sign (``evidence.indefinite``): a difference,
         a negation, a matrix product, through names and returns?"""
         k = type(n)
         if k is ast.Name:

@@ -1,0 +1,208 @@
+"""How strong the evidence is that a value reaches 0: a logit (a sigmoid or softmax of
+it saturates), a value that takes either sign (a clamp at 0 of it is often 0), a mask
+this code selects rather than one passed in (a padding mask keeps an element per row),
+an early return on the value being 0."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from nanlint.vocabulary import ops as o
+from nanlint.semantic.context import FileContext
+from nanlint.analysis.guards import constant, terms
+from nanlint.semantic.reach import CALL, MODEL, MODULE, PARAM
+from nanlint.semantic.resolve import Scope
+from nanlint.semantic.literals import normalized
+
+
+# --- how strong the evidence is that a value reaches 0 ------------------------------------------
+# The zero rules (NAN107, NAN108, NAN206) report on by default only what the code shows
+# reaches 0 on inputs training sees; weaker evidence (a value that is 0 only when a
+# precondition the code never writes down fails) is the opt-in NAN110's.
+LOGIT_NAME = re.compile(r"logit", re.IGNORECASE)
+
+
+def logit(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _depth: int = 3) -> bool:
+    """The code says ``expr`` is a logit, a log-odds or class score with no bound, whose
+    sigmoid or softmax saturates on inputs training sees: a value named like one
+    (``logits``, ``self.logits``, ``-logits``, ``logits[..., 0]``, ``logits / temperature``)
+    or an affine output (``h @ W``, ``matmul(h, W) + b``).  Not an embedding, a box
+    coordinate or a hidden state: their sigmoid stays far from 0 in a trained model."""
+    if expr is None or _depth < 0:
+        return False
+    while True:
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            expr = expr.expression
+        elif isinstance(expr, cst.Subscript):
+            expr = expr.value
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Divide) \
+                and constant(ctx, expr.left, scope) is None:
+            expr = expr.left  # logits / temperature
+        else:
+            break
+    if isinstance(expr, cst.Name) and LOGIT_NAME.search(expr.value):
+        return True
+    if isinstance(expr, cst.Attribute) and LOGIT_NAME.search(expr.attr.value):
+        return True
+    if _affine(ctx, expr, scope):
+        return True
+    if isinstance(expr, (cst.Name, cst.Attribute, cst.Call)):
+        for r in ctx.values(expr, scope, shape=True):
+            if r.expr is expr:
+                continue
+            if logit(r.ctx or ctx, r.expr, r.scope, _depth - 1):
+                return True
+    return False
+
+
+def _affine(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> bool:
+    e = ctx.arithmetic(expr, scope)
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Add):
+        return _affine(ctx, e.left, scope) or _affine(ctx, e.right, scope)
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.MatrixMultiply):
+        return True
+    call = ctx.op_call(e, scope)
+    return call is not None and call.op == o.MATMUL
+
+
+def indefinite(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> bool:
+    """The code shows ``expr`` takes either sign, for some value reaching it: a difference
+    (``a - b``, ``1 - s ** 2``, ``|a|² + |b|² - 2 a·b``), a matrix product, a negation.
+    A clamp at 0 of such a value is active: 0 on a whole region (or wherever the two sides
+    coincide and rounding goes negative).  A clamp of a value non-negative by construction
+    (a variance, a mean of squares) is defensive and never active."""
+    if expr is None:
+        return False
+    for r in ctx.values(expr, scope, shape=True):
+        owner = r.ctx or ctx
+        e = owner.arithmetic(r.expr, r.scope)
+        if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus):
+            return True
+        if _affine(owner, e, r.scope):
+            return True
+        chain = terms(e, owner, r.scope)
+        if len(chain) > 1 and any(sign < 0 and constant(owner, t, r.scope) is None for sign, t in chain):
+            return True
+    return False
+
+
+def weak_mask(ctx: FileContext, expr: cst.BaseExpression, scope: Scope, _depth: int = 3) -> str | None:
+    """Why a count of the 0/1 mask ``expr`` (``sum(mask)``) is weak evidence of an empty
+    selection, or None when the program itself selects by a fixed criterion
+    (``target != ignore_index``, ``union > 0``, ``isnan(t) | (t == inf)``), which nothing
+    keeps from matching nothing.  Weak: a mask passed in (a padding or validity mask:
+    every example holds an element by construction), a count of the non-NaN entries (0
+    only when every entry is NaN already: the NaN propagates, it is not made here), a
+    threshold relative to the values themselves (sparsemax's support
+    ``z - (cumsum(z) - 1) / k > 0`` holds the largest element)."""
+    if _depth < 0:
+        return None
+    if _padding(expr):
+        return _PADDING_WHY
+    for r in ctx.values(expr, scope, shape=True):
+        owner = r.ctx or ctx
+        if _padding(r.expr):
+            return _PADDING_WHY
+        if PARAM in r.via:
+            return "a mask passed in by the caller (a padding or validity mask holds an element per example)"
+        if r.via & _ELSEWHERE:
+            return ("a mask made by another function: what it selects (padding, valid tokens) is that "
+                    "function's contract, not shown here")
+        e = owner.condition(r.expr, r.scope)
+        if isinstance(e, (cst.Name, cst.Attribute)):
+            return "a mask passed in by the caller (a padding or validity mask holds an element per example)"
+        if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.BitInvert):
+            inner = e.expression
+            found = owner.op_call(owner.resolve(inner, r.scope).expr, r.scope)
+            if found is not None and found.op == o.IS_NAN:
+                return "a count of the non-NaN entries: 0 only when every entry is NaN already"
+            why = weak_mask(owner, inner, r.scope, _depth - 1)
+        elif isinstance(e, cst.BinaryOperation) and isinstance(e.operator, (cst.BitAnd, cst.BitOr)):
+            why = weak_mask(owner, e.left, r.scope, _depth - 1) or weak_mask(owner, e.right, r.scope, _depth - 1)
+        elif isinstance(e, cst.Comparison) and _relative(owner, e, r.scope):
+            why = "a threshold relative to the values themselves: the extreme element passes it"
+        else:
+            why = None
+        if why is not None:
+            return why
+    return None
+
+
+_ELSEWHERE = frozenset({CALL, MODEL, MODULE})
+PADDING_NAME = re.compile(r"pad|length|lens(?![a-z])|token|attention", re.IGNORECASE)
+_PADDING_WHY = "a padding or token mask (from lengths, pad ids, attention): each example holds an element"
+
+
+def _padding(expr: cst.BaseExpression) -> bool:
+    """The mask says it marks padding or tokens: a name in it (``padding_mask``,
+    ``token_mask``, ``length_to_mask(lens)``, ``ids != pad_token_id``, ``attention_mask``)."""
+    return any(PADDING_NAME.search(n.value) for n in _names_in(expr))
+
+
+def _relative(ctx: FileContext, test: cst.Comparison, scope: Scope) -> bool:
+    """A comparison of values with something computed from those same values: one name
+    of the comparison is assigned from another (``s = cumsum(z)``; ``z - (s - 1) / k > 0``)."""
+    found = _names_in(test)
+    names = {n.value for n in found}
+    for n in found:
+        r = ctx.resolve(n, scope)
+        if r.expr is n or isinstance(r.expr, cst.Name):
+            continue
+        if names & {m.value for m in _names_in(r.expr)} - {n.value}:
+            return True
+    return False
+
+
+def _names_in(node: cst.CSTNode) -> list[cst.Name]:
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            out.append(n)
+        elif isinstance(n, cst.Attribute):
+            stack.append(n.value)  # x.shape: x, not shape
+        elif isinstance(n, cst.Call):
+            stack.extend(a.value for a in n.args)
+            stack.append(n.func)
+        else:
+            stack.extend(n.children)
+    return out
+
+
+def returns_early(ctx: FileContext, node: cst.CSTNode, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """A statement of the function before ``node`` returns or raises when ``expr`` is 0:
+    ``if torch.sum(safe_n) == 0: return zero_losses()`` before ``/ torch.sum(safe_n)``."""
+    fdef = scope.node
+    if not isinstance(fdef, cst.FunctionDef) or not isinstance(fdef.body, cst.IndentedBlock):
+        return False
+    line = ctx.line_of(node)
+    for stmt in fdef.body.body:
+        if ctx.line_of(stmt) >= line:
+            return False
+        if isinstance(stmt, cst.If) and _zero_test(ctx, stmt.test, expr, scope) and _exits(stmt.body):
+            return True
+    return False
+
+
+def _zero_test(ctx: FileContext, test: cst.BaseExpression, expr: cst.BaseExpression, scope: Scope) -> bool:
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return normalized(test.expression) == normalized(expr)
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    target = test.comparisons[0]
+    bound = constant(ctx, target.comparator, scope)
+    return normalized(test.left) == normalized(expr) and (
+        (isinstance(target.operator, (cst.Equal, cst.LessThanEqual)) and bound == 0.0)
+        or (isinstance(target.operator, cst.LessThan) and bound is not None and 0 < bound <= 1))
+
+
+def _exits(body: cst.BaseSuite) -> bool:
+    stmts = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    last = stmts[-1] if stmts else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    if isinstance(body, cst.SimpleStatementSuite):
+        last = body.body[-1] if body.body else None
+    return isinstance(last, (cst.Return, cst.Raise))
