@@ -124,16 +124,18 @@ def _inference_only(ctx: FileContext, node: cst.CSTNode, depth: int) -> bool:
 
 def _attribute_refs(ctx: FileContext, fdef: cst.FunctionDef) -> int:
     """How many ``self.<name>`` references of a method the file has."""
-    refs = ctx.__dict__.get("_attribute_refs")
-    if refs is None:
-        refs = ctx.__dict__["_attribute_refs"] = {}
-        stack = [ctx.module]
-        while stack:
-            n = stack.pop()
-            if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == "self":
-                refs[n.attr.value] = refs.get(n.attr.value, 0) + 1
-            stack.extend(n.children)
-    return refs.get(fdef.name.value, 0)
+    return ctx.memo("gradients.attribute_refs", lambda: _count_self_attributes(ctx)).get(fdef.name.value, 0)
+
+
+def _count_self_attributes(ctx: FileContext) -> dict[str, int]:
+    refs: dict[str, int] = {}
+    stack = [ctx.module]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == "self":
+            refs[n.attr.value] = refs.get(n.attr.value, 0) + 1
+        stack.extend(n.children)
+    return refs
 
 
 def _scope_at(ctx: FileContext, node: cst.CSTNode) -> Scope:
@@ -290,10 +292,12 @@ def _stored(ctx: FileContext, name: cst.Name) -> bool:
 def _names(ctx: FileContext) -> dict[str, list[cst.Name]]:
     """Every ``Name`` of the file that names a variable (not an attribute, keyword or
     definition), by identifier; computed once per file, on first use."""
-    found = ctx.__dict__.get("_variable_names")
-    if found is None:
-        found = ctx.__dict__["_variable_names"] = {}
-        _NameCollector(found, ctx).on_visit(ctx.module)
+    return ctx.memo("gradients.variable_names", lambda: _collect_names(ctx))
+
+
+def _collect_names(ctx: FileContext) -> dict[str, list[cst.Name]]:
+    found: dict[str, list[cst.Name]] = {}
+    _NameCollector(found, ctx).on_visit(ctx.module)
     return found
 
 
@@ -321,9 +325,7 @@ def _in_pallas_kernel(ctx: FileContext, node: cst.CSTNode) -> bool:
     """Inside a function this module passes (directly or through ``functools.partial``)
     to ``pallas_call``, or a private function only referenced from such kernels:
     kernels are lowered, never autodiffed."""
-    kernels = ctx.__dict__.get("_pallas_kernels")
-    if kernels is None:
-        kernels = ctx.__dict__["_pallas_kernels"] = _pallas_kernels(ctx)
+    kernels = ctx.memo("gradients.pallas_kernels", lambda: _pallas_kernels(ctx))
     n = _enclosing(ctx, node, cst.FunctionDef)
     while n is not None:
         if id(n) in kernels:

@@ -103,9 +103,7 @@ def indent_of(ctx: RuleContext, node: cst.CSTNode) -> str | None:
         if isinstance(parent, cst.FormattedString):
             return None
         parent = ctx.parent(parent)
-    lines = getattr(ctx, "_log1m_lines", None)
-    if lines is None:
-        lines = ctx._log1m_lines = ctx.module.code.splitlines()  # type: ignore[attr-defined]
+    lines = ctx.memo("log1m_softmax.lines", lambda: ctx.module.code.splitlines())
     line = lines[ctx.line_of(node) - 1]
     return line[:len(line) - len(line.lstrip(" \t"))]
 

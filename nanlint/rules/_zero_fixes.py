@@ -21,9 +21,7 @@ _HALF = ("float16", "bfloat16", ".half()", "'half'", '"half"', "mixed_float16", 
 
 def epsilon(ctx: RuleContext) -> str:
     """The guard's epsilon: larger when the file shows float16/bfloat16 evidence."""
-    text = getattr(ctx, "_zero_text", None)
-    if text is None:
-        text = ctx._zero_text = ctx.module.code  # type: ignore[attr-defined]
+    text = ctx.memo("zero_fixes.text", lambda: ctx.module.code)
     return EPS16 if any(h in text for h in _HALF) else EPS32
 
 
