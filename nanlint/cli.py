@@ -16,6 +16,7 @@ from nanlint.lint.config import ConfigError
 from nanlint.rules.base import all_rules, find
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as a shell reports a process ended by it
 
 
 def fail(message: str) -> None:
@@ -63,8 +64,8 @@ class DefaultGroup(click.Group):
             click.echo(f"nanlint: error: {' '.join(exc.format_message().split())}", err=True)
             sys.exit(EXIT_ERROR)
         except click.Abort:
-            click.echo("nanlint: aborted", err=True)
-            sys.exit(EXIT_ERROR)
+            click.echo("nanlint: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
 
 
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -180,9 +181,12 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
             fail(f"path does not exist: {', '.join(found.missing)}")
         cache = None if no_cache else cache_mod.Cache(cache_dir if cache_dir is not None
                                                       else cfg.root / cache_mod.DIRNAME)
-        results = runner.run(found.files, project.linter_for, fix=fix or diff, unsafe=unsafe,
-                             write=fix and not diff, jobs=jobs, cache=cache, prefilter=not no_prefilter,
-                             cache_extra=cache_mod.project_stamp(cfg.root, cfg.path) if cache is not None else "")
+        try:
+            results = runner.run(found.files, project.linter_for, fix=fix or diff, unsafe=unsafe,
+                                 write=fix and not diff, jobs=jobs, cache=cache, prefilter=not no_prefilter,
+                                 cache_extra=cache_mod.project_stamp(cfg.root, cfg.path) if cache is not None else "")
+        except runner.Interrupted as exc:
+            _interrupted(exc.fixed, fix and not diff)
     errors = list(found.errors)
     findings = []
     fixed = 0
@@ -248,6 +252,22 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
     if errors:
         code = EXIT_ERROR
     sys.exit(code)
+
+
+def _interrupted(fixed: list[str], writing: bool) -> None:
+    """Ctrl-C during the run: say which files were fixed before it (no other was written)."""
+    if writing:
+        n = len(fixed)
+        if fixed:
+            click.echo(f"nanlint: interrupted; {n} file{'s' if n != 1 else ''} fixed before the interrupt "
+                       f"(no other file was changed):", err=True)
+            for path in fixed:
+                click.echo(f"  {path}", err=True)
+        else:
+            click.echo("nanlint: interrupted; no file was changed", err=True)
+    else:
+        click.echo("nanlint: interrupted", err=True)
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def _adopt(findings, files, baseline_file, write_baseline, add_noqa, errors, diff=False) -> int | None:
