@@ -34,6 +34,7 @@ class DivideByZero(Rule):
     # strong evidence only (7 true, 0 false on both corpora, docs/zero-rules.md); its site check
     # (nanlint.analysis.gates.zero_sites) keeps the cost: 7 of the training bench's 1,078 files reach libcst for it
     default = True
+    fix = fixes.UNSAFE  # a guard (`maximum(count, 1)`, `maximum(d, 1e-7)`); display-only for another module's value
     needs = ("/", "div", "reciprocal", "rsqrt", "**", "pow")
     # a sink op, and an op of a strong source or a reduction (a count).  ``x ** -1`` has no site
     # key of its own: in a file without a "/" anywhere it is left to NAN110
