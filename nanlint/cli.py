@@ -19,6 +19,7 @@ from nanlint.lint import baseline, noqa
 from nanlint.lint import notebook
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as a shell reports a process ended by it
 
 
 def _component(name: str):
@@ -73,8 +74,8 @@ class DefaultGroup(click.Group):
             click.echo(f"nanlint: error: {' '.join(exc.format_message().split())}", err=True)
             sys.exit(EXIT_ERROR)
         except click.Abort:
-            click.echo("nanlint: aborted", err=True)
-            sys.exit(EXIT_ERROR)
+            click.echo("nanlint: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
 
 
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -159,6 +160,7 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
         fail("--show-fixes lists what --fix changed: add --fix (or use --diff to see what it would change)")
     if stdin and (add_noqa or write_baseline is not None):
         fail("--add-noqa and --write-baseline act on files, not on standard input")
+    named_files = bool(paths) and not stdin and not any(p.is_dir() for p in paths)
     if not stdin and not paths:
         paths = [Path(".")]
     options = project_mod.Options(
@@ -186,14 +188,19 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
                                           unsafe=unsafe, write=False), stdin_data)]
     else:
         found = discovery.discover(paths, project.excludes, cfg.root, project.force_exclude)
-        if found.missing:
+        if found.missing and (add_noqa or write_baseline is not None):
             fail(f"path does not exist: {', '.join(found.missing)}")
         cache = None if no_cache else cache_mod.Cache(cache_dir if cache_dir is not None
                                                       else cfg.root / cache_mod.DIRNAME)
-        results = runner.run(found.files, project.linter_for, fix=fix or diff, unsafe=unsafe,
-                             write=fix and not diff, jobs=jobs, cache=cache, prefilter=not no_prefilter,
-                             cache_extra=cache_mod.project_stamp(cfg.root, cfg.path) if cache is not None else "")
+        try:
+            results = runner.run(found.files, project.linter_for, fix=fix or diff, unsafe=unsafe,
+                                 write=fix and not diff, jobs=jobs, cache=cache, prefilter=not no_prefilter,
+                                 cache_extra=cache_mod.project_stamp(cfg.root, cfg.path) if cache is not None else "")
+        except runner.Interrupted as exc:
+            _interrupted(exc.fixed, fix and not diff)
     errors = list(found.errors)
+    if found.missing:  # the paths that exist are linted all the same; the exit code is 2
+        errors.insert(0, f"path does not exist: {', '.join(found.missing)}")
     findings = []
     fixed = 0
     changed = 0
@@ -219,8 +226,16 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
 
     for line in errors:
         click.echo(f"nanlint: error: {line}", err=True)
-    if not found.files and not errors and not found.force_excluded:
-        click.echo("nanlint: warning: no Python files found under the given paths", err=True)
+    if not found.files and not errors:
+        for path in found.force_excluded:  # a file named by pre-commit is excluded on purpose: silent
+            if path.is_dir():
+                click.echo(f'nanlint: warning: {path} is excluded by the pattern "{found.why[str(path)]}" '
+                           f"(force-exclude); nothing under it was linted", err=True)
+        if not found.force_excluded:
+            excluded = "; ".join(f'{n} path{"s" if n != 1 else ""} excluded by "{pattern}"'
+                                 for pattern, n in found.skipped.items())
+            click.echo("nanlint: warning: no Python files found under the given paths"
+                       + (f": {excluded}" if excluded else ""), err=True)
 
     # stdin with --fix: the fixed source is the output; the report goes to stderr
     to_stderr = stdin and fix and not diff
@@ -236,6 +251,7 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
         stream = sys.stderr if to_stderr else sys.stdout
         run = report.Run(findings, fixed=fixed, unsafe_fixes=unsafe, fix_mode=fix, errors=errors,
                          files=len(found.files), show_fixes=show_fixes, fixes_by_file=fixes_by_file,
+                         explicit_files=named_files, excluded=len(found.force_excluded),
                          color=output_file is None and fmt in ("text", "full") and report.use_color(stream))
         if stdin:  # the report's source lines are those read, not the file on disk
             source = results[0][0].fixed_source if to_stderr and results[0][0].fixed_source else stdin_data
@@ -258,6 +274,22 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
     if errors:
         code = EXIT_ERROR
     sys.exit(code)
+
+
+def _interrupted(fixed: list[str], writing: bool) -> None:
+    """Ctrl-C during the run: say which files were fixed before it (no other was written)."""
+    if writing:
+        n = len(fixed)
+        if fixed:
+            click.echo(f"nanlint: interrupted; {n} file{'s' if n != 1 else ''} fixed before the interrupt "
+                       f"(no other file was changed):", err=True)
+            for path in fixed:
+                click.echo(f"  {path}", err=True)
+        else:
+            click.echo("nanlint: interrupted; no file was changed", err=True)
+    else:
+        click.echo("nanlint: interrupted", err=True)
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def _adopt(findings, files, baseline_file, write_baseline, add_noqa, errors, diff=False) -> int | None:

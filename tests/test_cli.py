@@ -36,7 +36,7 @@ def test_clean_file_exits_0(run_cli, tmp_path):
     write(tmp_path, "ok.py", CLEAN)
     code, out, _ = run_cli("ok.py")
     assert code == 0
-    assert "All checks passed!" in out
+    assert out == "1 file checked, no findings.\n"  # named files: pre-commit's batches (issue 23)
 
 
 def test_findings_exit_1_with_ruff_style_lines(run_cli, tmp_path):
@@ -297,3 +297,53 @@ def test_real_console_script_and_module(tmp_path):
     if os.path.exists(exe):
         proc = subprocess.run([exe, "--version"], capture_output=True, text=True)
         assert proc.returncode == 0 and "nanlint" in proc.stdout
+
+
+# --- what a new user meets (issue 23) -------------------------------------------------------------
+def test_a_clean_run_on_named_files_counts_them_and_a_directory_run_says_all_passed(run_cli, tmp_path):
+    """pre-commit runs nanlint once per batch of files: a clean batch must not read as the
+    verdict of the whole hook when another batch printed findings."""
+    write(tmp_path, "src/a.py", CLEAN)
+    write(tmp_path, "src/b.py", CLEAN)
+    code, out, _ = run_cli("--isolated", "src/a.py", "src/b.py")
+    assert (code, out) == (0, "2 files checked, no findings.\n")
+    assert "All checks passed" not in out
+    code, out, _ = run_cli("--isolated", "src")
+    assert (code, out) == (0, "All checks passed!\n")
+
+
+def test_a_missing_path_is_reported_and_the_others_linted(run_cli, tmp_path):
+    write(tmp_path, "bad.py", HAZARD)
+    code, out, err = run_cli("--isolated", "does/not/exist.py", "bad.py")
+    assert code == 2
+    assert err == "nanlint: error: path does not exist: does/not/exist.py\n"
+    assert out.startswith("bad.py:5:12: NAN101")
+
+
+def test_a_directory_whose_files_are_all_excluded_names_the_pattern(run_cli, tmp_path):
+    write(tmp_path, "pyproject.toml", '[tool.nanlint]\nextend-exclude = ["vendor/*"]\n')
+    write(tmp_path, "vendor/lib.py", HAZARD)
+    code, out, err = run_cli("vendor")
+    assert code == 0
+    assert err == 'nanlint: warning: no Python files found under the given paths: 1 path excluded by "vendor/*"\n'
+    assert out == "No Python files checked.\n"
+
+
+def test_a_force_excluded_directory_names_the_pattern(run_cli, tmp_path):
+    write(tmp_path, "pyproject.toml", '[tool.nanlint]\nextend-exclude = ["vendor"]\nforce-exclude = true\n')
+    write(tmp_path, "vendor/lib.py", HAZARD)
+    code, out, err = run_cli("vendor")
+    assert code == 0
+    assert err == ('nanlint: warning: vendor is excluded by the pattern "vendor" (force-exclude); '
+                   "nothing under it was linted\n")
+    assert out == "No Python files checked.\n"
+    code, out, err = run_cli("vendor/lib.py")  # a file pre-commit names: excluded on purpose, quietly
+    assert (code, err) == (0, "")
+    assert out == "0 files checked (1 excluded), no findings.\n"
+
+
+def test_a_binary_file_named_py_is_not_a_text_file(run_cli, tmp_path):
+    (tmp_path / "model.py").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00\xff\xd8")
+    code, out, _ = run_cli("--isolated", "model.py")
+    assert code == 1
+    assert out.splitlines()[0] == "model.py:1:1: NAN001 not a text file: it contains NUL bytes (a binary file named .py?)"

@@ -403,3 +403,25 @@ def test_a_display_accepted_slice_by_slice_always_compiles_whole():
             accepted += 1
             whole(text)  # raises if the slices let an invalid display through
     assert accepted > 100
+
+
+def test_line_numbers_in_messages_are_the_files_lines():
+    """A message that names another line ("`p` is assigned on line N", NAN504's "on line N")
+    names it in the user's file, not in the reduced text that was parsed (issue 23)."""
+    head = ["import tensorflow as tf\n", "import torch\n", "import torch.nn.functional as F\n"]
+    tail = ["def f(z):\n", "    p = F.softmax(z, -1)\n", "    return torch.log(p)\n",
+            "def build():\n", '    tf.keras.backend.set_floatx("float16")\n',
+            "    return tf.keras.optimizers.Adam(learning_rate=1e-3)\n"]
+    text = _big(head, tail)
+    source = text.encode()
+    assert len(source) > large.LARGE
+    rules = [r for r in all_rules() if r.code in ("NAN101", "NAN504")]
+    result = Linter(rules).lint_source(source, "big.py")
+    assert result.reduced
+    lines = text.split("\n")
+    row = {needle: next(i + 1 for i, line in enumerate(lines) if needle in line)
+           for needle in ("p = F.softmax", "set_floatx")}
+    messages = {f.code: f.message for f in result.findings}
+    assert sorted(messages) == ["NAN101", "NAN504"]
+    assert f"(`p` is assigned on line {row['p = F.softmax']})" in messages["NAN101"], messages["NAN101"]
+    assert f"on line {row['set_floatx']}" in messages["NAN504"], messages["NAN504"]

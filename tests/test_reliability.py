@@ -79,8 +79,8 @@ def test_python2_and_syntax_errors_are_nan001_and_the_other_files_are_linted(tmp
 
 
 @pytest.mark.parametrize("data,reason", [
-    (b"x = 1\x00\ny = 2\n", "null bytes"),
-    (bytes(range(256)) * 4, "decode"),
+    (b"x = 1\x00\ny = 2\n", "not a text file: it contains NUL bytes"),
+    (bytes(range(256)) * 4, "not a text file: it contains NUL bytes"),  # not "decode"/"encoding" (issue 23)
     (b"# caf\xe9\nimport torch\n", "encoding"),  # latin-1 without a cookie
     (b"\xff\xfe" + "x = 1\n".encode("utf-16-le"), ""),  # UTF-16: not Python source
 ])

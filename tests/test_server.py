@@ -207,3 +207,25 @@ def test_server_without_pygls_is_one_line_with_the_install_command(tmp_path):
     assert proc.stderr.count("\n") == 1
     assert proc.stderr.startswith("nanlint: error: `nanlint server` needs pygls")
     assert proc.stderr.rstrip().endswith("python3 -m pip install 'pygls>=2.1,<3' lsprotocol")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("exists", [False, True])
+async def test_request_on_an_unopened_document_is_a_one_line_error(client: LanguageClient, tmp_path, exists):
+    """A code action or hover for a URI the editor never opened: an LSP error with one line
+    of message, no Python traceback in it (issue 23); the server goes on."""
+    path = tmp_path / "never_opened.py"
+    if exists:
+        path.write_text(HAZARD)
+    for request in (actions(client, path, 5),
+                    client.text_document_hover_async(types.HoverParams(
+                        types.TextDocumentIdentifier(path.as_uri()), types.Position(5, 12)))):
+        with pytest.raises(Exception) as caught:
+            await request
+        error = caught.value
+        text = str(error)
+        assert "Traceback" not in text and "File \"" not in text and "\n" not in text.strip(), text
+        assert "traceback" not in repr(getattr(error, "data", None) or ""), error.data
+        assert "not open" in text, text
+    [diag] = await open_doc(client, tmp_path / "train.py", HAZARD)  # still serving
+    assert diag.code == "NAN101"

@@ -20,9 +20,20 @@ class Discovered:
     errors: list[str] = field(default_factory=list)  # one line each
     missing: list[str] = field(default_factory=list)
     force_excluded: list[Path] = field(default_factory=list)  # named explicitly, dropped by --force-exclude
+    # why: a force-excluded path -> the pattern that excludes it; below a walked directory,
+    # pattern -> how many files and directories it left out
+    why: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    def skip(self, pattern: str) -> None:
+        self.skipped[pattern] = self.skipped.get(pattern, 0) + 1
 
 
-def _excluded(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
+VENV = "a virtual environment (pyvenv.cfg)"
+
+
+def _excluded(path: Path, root: Path, patterns: tuple[str, ...]) -> str | None:
+    """The first of ``patterns`` that excludes ``path``, or None."""
     name = path.name
     try:
         rel = PurePath(os.path.relpath(path, root)).as_posix()
@@ -32,27 +43,29 @@ def _excluded(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
         if "/" in pattern.rstrip("/"):
             p = pattern.rstrip("/")
             if fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel, p + "/*"):
-                return True
+                return pattern
         elif fnmatch.fnmatch(name, pattern.rstrip("/")):
-            return True
-    return False
+            return pattern
+    return None
 
 
-def excluded_with_parents(path: Path, root: Path, patterns: tuple[str, ...]) -> bool:
+def excluded_with_parents(path: Path, root: Path, patterns: tuple[str, ...]) -> str | None:
     """Whether ``path`` or one of the directories it is in, below ``root``, is excluded
-    (``vendor/x.py`` under ``extend-exclude = ["vendor"]``)."""
+    (``vendor/x.py`` under ``extend-exclude = ["vendor"]``): the pattern that does it, or None."""
     path = Path(os.path.abspath(path))
     root = Path(os.path.abspath(root))
     if path == root:
-        return False
-    if _excluded(path, root, patterns):
-        return True
+        return None
+    if pattern := _excluded(path, root, patterns):
+        return pattern
     for parent in path.parents:
         if parent == root or root not in parent.parents:
             break
-        if _excluded(parent, root, patterns) or os.path.exists(parent / "pyvenv.cfg"):
-            return True
-    return False
+        if pattern := _excluded(parent, root, patterns):
+            return pattern
+        if os.path.exists(parent / "pyvenv.cfg"):
+            return VENV
+    return None
 
 
 def discover(paths: list[Path], exclude: tuple[str, ...], root: Path, force_exclude: bool = False) -> Discovered:
@@ -76,8 +89,9 @@ def discover(paths: list[Path], exclude: tuple[str, ...], root: Path, force_excl
         except OSError as exc:  # a parent directory without search permission, a name too long...
             out.errors.append(f"{given}: cannot access: {exc.strerror or exc}")
             continue
-        if force_exclude and excluded_with_parents(given, root, exclude):
+        if force_exclude and (pattern := excluded_with_parents(given, root, exclude)):
             out.force_excluded.append(given)
+            out.why[str(given)] = pattern
             continue
         if os.path.isfile(given):
             add(given)
@@ -99,7 +113,9 @@ def discover(paths: list[Path], exclude: tuple[str, ...], root: Path, force_excl
                 child = d / name
                 # os.path's predicates, unlike Path's, answer False instead of raising
                 # PermissionError below an unreadable directory
-                if _excluded(child, root, exclude) or os.path.exists(child / "pyvenv.cfg"):
+                pattern = _excluded(child, root, exclude) or (VENV if os.path.exists(child / "pyvenv.cfg") else None)
+                if pattern:
+                    out.skip(pattern)
                     continue
                 if os.path.islink(child):  # never follow directory links: no loops
                     continue
@@ -107,7 +123,10 @@ def discover(paths: list[Path], exclude: tuple[str, ...], root: Path, force_excl
             dirnames[:] = kept
             for name in sorted(filenames):
                 child = d / name
-                if not name.endswith((".py", ".pyi", ".ipynb")) or _excluded(child, root, exclude):
+                if not name.endswith((".py", ".pyi", ".ipynb")):
+                    continue
+                if pattern := _excluded(child, root, exclude):
+                    out.skip(pattern)
                     continue
                 if os.path.isdir(child):
                     continue

@@ -51,8 +51,10 @@ class Linter:
         return self.sites.reduced(checked, source)
 
     # --- one pass ---------------------------------------------------------------
-    def run_rules(self, module: cst.Module, text: str, path: str) -> tuple[RuleContext, list[RawFinding]]:
-        ctx = RuleContext(module, path, self.settings, self.rules)
+    def run_rules(self, module: cst.Module, text: str, path: str,
+                  rows: Sequence[int] | None = None) -> tuple[RuleContext, list[RawFinding]]:
+        """``rows``: a reduced large file's map from its lines to the file's (for messages)."""
+        ctx = RuleContext(module, path, self.settings, self.rules, rows)
         crashes = ctx.crashes
         for rule in self.rules:
             if rule.code == PARSE_ERROR[0] or not rule.wanted(text):
@@ -143,7 +145,8 @@ class Linter:
                 result.findings.append(Finding(*PARSE_ERROR, message, path, pos, pos))
             return result
         try:
-            ctx, raw = self.run_rules(module, text if text is not None else source_text(module, source), path)
+            ctx, raw = self.run_rules(module, text if text is not None else source_text(module, source), path,
+                                      reduced[1] if reduced is not None else None)
             result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
             if reduced is not None:  # back to the file's lines; no fix on a partial tree
                 rows = reduced[1]

@@ -50,7 +50,7 @@ class Project:
             self._linters[key] = Linter(rules, self.settings)
         return self._linters[key]
 
-    def excluded(self, path: Path) -> bool:
+    def excluded(self, path: Path) -> str | None:
         """Whether an exclude pattern matches ``path`` or a directory it is in (below the
         configuration root): what ``--force-exclude`` drops from explicitly named files."""
         return discovery.excluded_with_parents(path, self.cfg.root, self.excludes)

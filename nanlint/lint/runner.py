@@ -31,10 +31,13 @@ prefilter; none such is known.)  Notebooks are never prefiltered.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import re
+import signal
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -107,13 +110,76 @@ def process_source(path: Path, source: bytes, linter: Linter, fix: bool, unsafe:
     sites = verdict != FULL
     if fix:
         result = linter.fix_source(source, name, unsafe, sites)
-        if write and result.fixed_source is not None:
-            error = write_atomic(path, result.fixed_source, source)
-            if error is not None:
-                result = linter.lint_source(source, name, sites)
-                result.error = error
+        if write:
+            result = _write_fixed(path, source, linter, result, sites)
     else:
         result = linter.lint_source(source, name, sites)
+    return result
+
+
+# --- Ctrl-C ----------------------------------------------------------------------------
+# An interrupt stops the run at once and no file is written after it: files are
+# written by the calling process only (workers send the fixed bytes back), and a
+# SIGINT that arrives while a file is being replaced takes effect just after it, so
+# that file counts as fixed before the interrupt.
+class Interrupted(KeyboardInterrupt):
+    """SIGINT during :func:`run`; ``fixed``: the files it wrote before (no other was written)."""
+
+    def __init__(self, fixed: list[str]) -> None:
+        super().__init__()
+        self.fixed = fixed
+
+
+_held = False  # a file is being replaced: a SIGINT waits for the end of it
+_pending = False  # a SIGINT came while _held
+
+
+def _on_sigint(signum, frame) -> None:
+    global _pending
+    if _held:
+        _pending = True
+        return
+    raise KeyboardInterrupt
+
+
+def _raise_pending() -> None:
+    global _pending
+    if _pending:
+        _pending = False
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _deferred_sigint():
+    """While in the main thread with Python's own SIGINT handler: a SIGINT during
+    :func:`_write_fixed` is raised after the write (else the handler is left as is)."""
+    global _pending
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    _pending = False
+    previous = signal.signal(signal.SIGINT, _on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _write_fixed(path: Path, source: bytes, linter: Linter, result: FileResult, sites: bool) -> FileResult:
+    """Write ``result``'s fixed bytes over ``path``; on failure, the file's findings and the error.
+    A SIGINT meanwhile is held until the write is over (the caller raises it: :func:`_raise_pending`)."""
+    global _held
+    if result.fixed_source is None:
+        return result
+    _held = True
+    try:
+        error = write_atomic(path, result.fixed_source, source)
+    finally:
+        _held = False
+    if error is not None:
+        result = linter.lint_source(source, str(path), sites)
+        result.error = error
     return result
 
 
@@ -146,20 +212,34 @@ _MODE: tuple[bool, bool, bool] = (False, False, False)
 
 def _worker_init() -> None:
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the workers (a terminal signals them all)
     gc.freeze()  # the inherited objects are never garbage: keep collections from scanning them
     walk.FREEZE_TREES = True
 
 
 def _work(k: int) -> tuple[int, FileResult]:
     path, source, linter, verdict = _WORK[k]
-    fix, unsafe, write = _MODE
-    return k, process_source(path, source, linter, fix, unsafe, write, verdict)
+    fix, unsafe, _ = _MODE
+    return k, process_source(path, source, linter, fix, unsafe, False, verdict)  # the parent writes
 
 
-def _run_parallel(order: list[int], jobs: int) -> dict[int, FileResult]:
-    """Results by index.  A worker that dies (a crash in native code) does not hang
+def _stop(pool) -> None:
+    """Drop ``pool``'s queued files and end its workers now (an interrupt: do not wait for them)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        p.terminate()
+    for p in processes:
+        p.join(1)
+
+
+def _run_parallel(order: list[int], jobs: int,
+                  finish: Callable[[int, FileResult], FileResult]) -> dict[int, FileResult]:
+    """Results by index, each passed through ``finish`` (which writes a fixed file) as it
+    comes.  A worker that dies (a crash in native code) does not hang
     or lose the run: the files it left are retried one per fresh worker, and the
-    file that kills its worker again is reported as an error, left unchanged."""
+    file that kills its worker again is reported as an error, left unchanged.
+    An exception (KeyboardInterrupt) ends the workers at once, without waiting for the queue."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
@@ -167,21 +247,30 @@ def _run_parallel(order: list[int], jobs: int) -> dict[int, FileResult]:
     context = multiprocessing.get_context("fork")
     out: dict[int, FileResult] = {}
     try:
-        with ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_init) as pool:
+        pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_init)
+        try:
             for future in as_completed([pool.submit(_work, k) for k in order]):
                 k, result = future.result()
-                out[k] = result
+                out[k] = finish(k, result)
+        except BaseException:
+            _stop(pool)
+            raise
+        pool.shutdown()
     except BrokenProcessPool:
         for k in order:
             if k in out:
                 continue
+            one = ProcessPoolExecutor(1, mp_context=context, initializer=_worker_init)
             try:
-                with ProcessPoolExecutor(1, mp_context=context, initializer=_worker_init) as one:
-                    out[k] = one.submit(_work, k).result()[1]
+                out[k] = finish(k, one.submit(_work, k).result()[1])
             except BrokenProcessPool:
                 path = _WORK[k][0]
                 out[k] = FileResult(str(path), error=f"{path}: the linting process died on this file "
                                                      f"(a crash in native code?); file left unchanged")
+            except BaseException:
+                _stop(one)
+                raise
+            one.shutdown()
     return out
 
 
@@ -252,17 +341,33 @@ def run(files: Sequence[Path], linter_for: Callable[[Path], Linter], fix: bool, 
 
     jobs = default_jobs() if jobs is None or jobs <= 0 else jobs
     jobs = min(jobs, len(work))
-    if jobs > 1 and len(work) >= MIN_PARALLEL and sum(len(item[1]) for item in work) >= MIN_PARALLEL_BYTES \
-            and "fork" in _start_methods():
-        stats.jobs = jobs
-        _WORK, _MODE = work, (fix, unsafe, write)
-        try:  # biggest first, so that the pool's last tasks are small ones
-            done = _run_parallel(sorted(range(len(work)), key=lambda k: -len(work[k][1])), jobs)
-        finally:
-            _WORK = []
-    else:
-        done = {k: process_source(path, source, linter, fix, unsafe, write, verdict)
-                for k, (path, source, linter, verdict) in enumerate(work)}
+    written: list[str] = []  # files fixed on disk, in the order written
+
+    def finish(k: int, result: FileResult) -> FileResult:
+        path, source, linter, verdict = work[k]
+        if fix and write:
+            result = _write_fixed(path, source, linter, result, verdict != FULL)
+            if result.fixed_source is not None:
+                written.append(str(path))
+        return result
+
+    done: dict[int, FileResult] = {}
+    try:
+        with _deferred_sigint():
+            if jobs > 1 and len(work) >= MIN_PARALLEL and sum(len(item[1]) for item in work) >= MIN_PARALLEL_BYTES \
+                    and "fork" in _start_methods():
+                stats.jobs = jobs
+                _WORK, _MODE = work, (fix, unsafe, write)
+                try:  # biggest first, so that the pool's last tasks are small ones
+                    done = _run_parallel(sorted(range(len(work)), key=lambda k: -len(work[k][1])), jobs,
+                                         lambda k, result: _checked(finish(k, result)))
+                finally:
+                    _WORK = []
+            else:
+                for k, (path, source, linter, verdict) in enumerate(work):
+                    done[k] = _checked(finish(k, process_source(path, source, linter, fix, unsafe, False, verdict)))
+    except KeyboardInterrupt:
+        raise Interrupted(written) from None
     for k, i in enumerate(index):
         path, source, linter, verdict = work[k]
         result = done[k]
@@ -278,6 +383,11 @@ def run(files: Sequence[Path], linter_for: Callable[[Path], Linter], fix: bool, 
                 _store(cache, cache.key(fingerprints[id(linter)] + _kind(path) + _dependencies(path, source, linter),
                                         result.fixed_source), result)
     return results  # type: ignore[return-value]
+
+
+def _checked(result: FileResult) -> FileResult:
+    _raise_pending()  # a SIGINT held while the file was written: now the result is counted
+    return result
 
 
 def _dependencies(path: Path, source: bytes, linter: Linter) -> str:

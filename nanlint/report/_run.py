@@ -42,6 +42,10 @@ class Run:
     color: bool = False
     show_fixes: bool = False
     fixes_by_file: dict[str, dict[str, int]] = field(default_factory=dict)  # path -> code -> count
+    # the paths given were files (pre-commit names a batch of them): a clean run counts
+    # them rather than saying "All checks passed!", which would read as the verdict of all batches
+    explicit_files: bool = False
+    excluded: int = 0  # files named but excluded (--force-exclude)
     _sources: dict = field(default_factory=dict, repr=False)
 
     def display_path(self, path: str) -> str:

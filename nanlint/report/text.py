@@ -25,7 +25,10 @@ def summary(run: Run) -> str:
     if run.fix_mode and run.fixed:
         head, counts = f"Found {_plural(n + run.fixed)}", [f"{run.fixed} fixed, {n} remaining"]
     elif n == 0:
-        return "All checks passed!"
+        if run.explicit_files:
+            excluded = f" ({run.excluded} excluded)" if run.excluded else ""
+            return f"{run.files} file{'s' if run.files != 1 else ''} checked{excluded}, no findings."
+        return "All checks passed!" if run.files else "No Python files checked."
     else:
         head, counts = f"Found {_plural(n)}", []
     hints = []

@@ -36,8 +36,8 @@ class RawFinding:
 
 class RuleContext(FileContext):
     def __init__(self, module: cst.Module, path: str = "<string>", settings: dict | None = None,
-                 rules: Sequence[Reporting] = ()) -> None:
-        super().__init__(module, path, settings)
+                 rules: Sequence[Reporting] = (), rows: list[int] | None = None) -> None:
+        super().__init__(module, path, settings, rows)
         self.findings: list[RawFinding] = []
         self.rule: Reporting | None = None  # the rule being run (its findings' code and name)
         self.enabled_rules: Sequence[Reporting] = rules  # every rule of this run (NAN002 judges their noqa)

@@ -18,7 +18,7 @@ class SoftmaxCrossEntropy(Rule):
     code = "NAN103"
     name = "softmax-cross-entropy"
     summary = "hand-written softmax cross entropy -sum(y * log(softmax(z))): use the fused loss"
-    fix = fixes.UNSAFE
+    fix = fixes.SAFE  # the fused losses are unsafe; the log_softmax rewrite of an inline softmax is safe
     supersedes = ("NAN101",)
     triggers = (frozenset({o.SUM, o.MEAN}), frozenset({o.LOG}), frozenset({o.SOFTMAX}))
 

@@ -5,6 +5,7 @@ a probability that underflows (``1 / p``), ``1 - p`` of a saturating probability
 
 from __future__ import annotations
 
+from nanlint.fix import fixes
 from nanlint.rules._zero_divisions import DivisionSinks
 
 
@@ -15,3 +16,4 @@ class DivideByZero(DivisionSinks):
     # strong evidence only (7 true, 0 false on both corpora, docs/zero-rules.md); its site check
     # (nanlint.analysis.gates.zero_sites) keeps the cost: 7 of the training bench's 1,078 files reach libcst for it
     default = True
+    fix = fixes.UNSAFE  # a guard (`maximum(count, 1)`, `maximum(d, 1e-7)`); display-only for another module's value

@@ -42,7 +42,7 @@ class ClipnormCustomLoop(Rule):
                 continue
             keyword = clip.keyword.value
             value = ctx.code(clip.value)
-            message = (f"`{keyword}={value}` (line {ctx.line_of(optimizer.node)}) is not applied by "
+            message = (f"`{keyword}={value}` (line {ctx.file_line(optimizer.node)}) is not applied by "
                        f"apply_gradients in TF 2.0-2.3 (only minimize()/fit() clip), and the project targets "
                        f"TF < 2.4 ({source}): the gradients are not clipped")
             manual = (f"[tf.clip_by_norm(g, {value}) for g in grads]" if keyword == "clipnorm"

@@ -96,26 +96,26 @@ class _Evidence:
             func = node.func
             qual = ctx.index.qualname(func, scope)
             if qual in _SET_FLOATX and node.args and self.is_float16(node.args[0].value, scope):
-                self.tf_global = self.tf_global or f"{ctx.code(node)} on line {ctx.line_of(node)}"
+                self.tf_global = self.tf_global or f"{ctx.code(node)} on line {ctx.file_line(node)}"
             elif qual in _TF_VARIABLES:
                 dtype = keyword_arg(node, "dtype")
                 if dtype is not None and self.is_float16(dtype.value, scope):
-                    self.tf_global = self.tf_global or f"a float16 variable on line {ctx.line_of(node)}"
+                    self.tf_global = self.tf_global or f"a float16 variable on line {ctx.file_line(node)}"
             elif qual in _PLACEHOLDERS and self.float16_dtype(node, scope, positional=0):
                 self.tf_global = self.tf_global or \
-                    f"a float16 placeholder on line {ctx.line_of(node)}: the layers on it make float16 variables"
+                    f"a float16 placeholder on line {ctx.file_line(node)}: the layers on it make float16 variables"
             elif qual in _POLICIES and node.args and self.is_float16(node.args[0].value, scope):
                 self.tf_global = self.tf_global or \
-                    (f"{ctx.code(node)} on line {ctx.line_of(node)} makes the variables float16 (unlike "
+                    (f"{ctx.code(node)} on line {ctx.file_line(node)} makes the variables float16 (unlike "
                      "'mixed_float16', which keeps them float32 and scales the loss in compile())")
             elif qual is not None and qual.startswith(_KERAS_ROOTS) and self.float16_dtype(node, scope):
-                self.tf_global = self.tf_global or f"a float16 layer on line {ctx.line_of(node)}"
+                self.tf_global = self.tf_global or f"a float16 layer on line {ctx.file_line(node)}"
             elif qual == "torch.set_default_dtype" and node.args and self.is_float16(node.args[0].value, scope):
-                self.torch_global = f"{ctx.code(node)} on line {ctx.line_of(node)}"
+                self.torch_global = f"{ctx.code(node)} on line {ctx.file_line(node)}"
             elif qual in _TREE_MAPS and any(self.mentions_float16(a.value, scope) for a in node.args):
-                self.jax_global = self.jax_global or f"a pytree cast to float16 on line {ctx.line_of(node)}"
+                self.jax_global = self.jax_global or f"a pytree cast to float16 on line {ctx.file_line(node)}"
             elif isinstance(func, cst.Attribute) and self.casts_to_float16(node, scope):
-                self.torch_models.setdefault(normalized(func.value), f"`{ctx.code(node)}` on line {ctx.line_of(node)}")
+                self.torch_models.setdefault(normalized(func.value), f"`{ctx.code(node)}` on line {ctx.file_line(node)}")
 
     def float16_dtype(self, node: cst.Call, scope: Scope, positional: int | None = None) -> bool:
         """``dtype=float16`` (or the dtype at position ``positional``)."""

@@ -27,7 +27,8 @@ _OPERATORS = {"add": cst.Add, "subtract": cst.Subtract, "multiply": cst.Multiply
 
 
 class FileContext:
-    def __init__(self, module: cst.Module, path: str = "<string>", settings: dict | None = None) -> None:
+    def __init__(self, module: cst.Module, path: str = "<string>", settings: dict | None = None,
+                 rows: list[int] | None = None) -> None:
         self.module = module
         self.path = path
         self.index = Index(module)
@@ -37,6 +38,8 @@ class FileContext:
                               if any(root in self.index.imported_roots for root in fw.roots))
         self._op_cache: dict[int, OpCall | None] = {}
         self._following_returns: set[int] = set()  # functions whose returns op_of is inside
+        # a large file parsed reduced (nanlint.source.large): line in ``module`` - 1 -> line in the file
+        self.rows: list[int] | None = rows
 
     def memo(self, key: str, compute):
         """A per-file value another module derives from this model, computed once:
@@ -237,6 +240,12 @@ class FileContext:
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.positions[node].start.line
+
+    def file_line(self, node: cst.CSTNode) -> int:
+        """``node``'s line in the user's file, for messages: :meth:`line_of` mapped back
+        through ``rows`` when only part of a large file was parsed."""
+        line = self.line_of(node)
+        return self.rows[line - 1] if self.rows is not None else line
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The node directly containing ``node`` (computed once per file, on first use)."""

@@ -66,7 +66,7 @@ class Origin:
 
     def line_in(self, ctx: "Model") -> int:
         if self._line is None:
-            self._line = (self.owner or ctx).line_of(self.node)  # type: ignore[arg-type]
+            self._line = (self.owner or ctx).file_line(self.node)  # type: ignore[arg-type]
         return self._line
 
 

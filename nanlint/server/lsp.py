@@ -16,6 +16,7 @@ import logging
 from pathlib import Path
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
@@ -31,6 +32,7 @@ SOURCE = "nanlint"
 FIX_ALL = "source.fixAll.nanlint"
 FIX_ALL_UNSAFE = "source.nanlint.fixAllUnsafe"
 KINDS = [types.CodeActionKind.QuickFix, FIX_ALL, FIX_ALL_UNSAFE]
+log = logging.getLogger("nanlint.server")
 
 
 class NanlintServer(LanguageServer):
@@ -120,6 +122,22 @@ class NanlintServer(LanguageServer):
     def edit(doc, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
         return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
             types.OptionalVersionedTextDocumentIdentifier(doc.uri, doc.version), edits)])
+
+    # --- requests -------------------------------------------------------------------------------
+    def answer(self, handler, params):
+        """``handler(params)``, failing as an LSP error of one line: the editor shows the
+        message; the Python traceback of an unexpected error is logged at debug level only."""
+        uri = params.text_document.uri
+        if uri not in self.workspace.text_documents:
+            raise JsonRpcInvalidParams(f"nanlint: {uri} is not open (send textDocument/didOpen first)")
+        try:
+            return handler(params)
+        except JsonRpcException:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug: one line to the editor, the trace to the debug log
+            log.debug("request on %s failed", uri, exc_info=True)
+            raise JsonRpcInternalError(f"nanlint: internal error on {uri}: "
+                                       f"{' '.join(f'{type(exc).__name__}: {exc}'.split())[:300]}") from None
 
     # --- code actions ---------------------------------------------------------------------------
     def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
@@ -235,15 +253,25 @@ def create() -> NanlintServer:
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=KINDS))
     def code_action(ls: NanlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        return ls.code_actions(params)
+        return ls.answer(ls.code_actions, params)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: NanlintServer, params: types.HoverParams) -> types.Hover | None:
-        return ls.hover(params)
+        return ls.answer(ls.hover, params)
 
     return server
 
 
+class _QuietRequestErrors(logging.Filter):
+    """pygls logs each request that fails, with its traceback, at error level; the
+    one-line errors of :meth:`NanlintServer.answer` are the answer, logged at debug level only."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, JsonRpcException) or log.isEnabledFor(logging.DEBUG)
+
+
 def serve() -> None:
     logging.basicConfig(level=logging.WARNING, format="nanlint server: %(levelname)s: %(message)s")
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(_QuietRequestErrors())
     create().start_io()

@@ -134,6 +134,10 @@ _PY2 = re.compile(r"^\s*(print\s+[^\s(=]|exec\s+[\"'a-zA-Z])|except\s+[\w.]+\s*,
 
 
 def parse_error_message(exc: Exception) -> tuple[str, tuple[int, int]]:
+    source = getattr(exc, "_source", None)
+    if isinstance(source, bytes) and b"\x00" in source and not source.startswith((b"\xff\xfe", b"\xfe\xff")):
+        # what CPython says first is about the encoding ("invalid or missing encoding declaration")
+        return "not a text file: it contains NUL bytes (a binary file named .py?)", (1, 1)
     if isinstance(exc, cst.ParserSyntaxError):
         message = exc.message.strip().splitlines()[0] if exc.message.strip() else "invalid syntax"
         message = re.sub(r"^parser error: error at \d+:\d+: ", "", message)
