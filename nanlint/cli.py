@@ -118,6 +118,9 @@ CHECK_OPTIONS = [
                  help="A pyproject.toml or nanlint.toml to use instead of discovery."),
     click.option("--isolated", is_flag=True, help="Ignore all configuration files."),
     click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary."),
+    click.option("-v", "--verbose", is_flag=True,
+                 help="Also say, on standard error, what was not linted: each notebook cell left out "
+                      "(a %%bash or unknown cell magic) and why."),
     click.option("--output-file", "-o", type=click.Path(path_type=Path), default=None,
                  help="Write the report to this file instead of standard output."),
     click.option("--statistics", is_flag=True,
@@ -147,7 +150,7 @@ def check_options(f):
 @check_options
 def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude, extend_exclude, force_exclude,
           stdin_filename, fmt, exit_zero, exit_non_zero_on_fix, config_file, isolated, quiet,
-          output_file, statistics, show_fixes, baseline_file, write_baseline, add_noqa,
+          verbose, output_file, statistics, show_fixes, baseline_file, write_baseline, add_noqa,
           jobs, no_cache, cache_dir, no_prefilter) -> None:
     """Lint PATHS (default: the current directory; `-`: standard input)."""
     paths = list(paths)
@@ -226,6 +229,11 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
 
     for line in errors:
         click.echo(f"nanlint: error: {line}", err=True)
+    if verbose:
+        for result, original in results:
+            if result.path.endswith(".ipynb") and original is not None:
+                for line in notebook.skipped_cells(original):
+                    click.echo(f"{result.path}: {line}", err=True)
     if not found.files and not errors:
         for path in found.force_excluded:  # a file named by pre-commit is excluded on purpose: silent
             if path.is_dir():

@@ -33,7 +33,7 @@ OUTPUT = {"name": "stdout", "output_type": "stream", "text": ["loss 0.25\n"]}
 NB = notebook(
     code("%matplotlib inline\nimport torch\nimport torch.nn.functional as F", count=1),
     MARKDOWN,
-    code("%%time\nx = torch.log(F.softmax(z, dim=1))", outputs=[OUTPUT], count=2),  # cell magic: skipped
+    code("%%writefile helper.py\nx = torch.log(F.softmax(z, dim=1))", outputs=[OUTPUT], count=2),  # a file: skipped
     code("!pip install einops\nz = torch.randn(4, 3)\nF.softmax?\n?torch.log", count=3),
     code("def loss(z):\n    return torch.log(F.softmax(z, dim=1))\n\nprint(loss(z))", outputs=[OUTPUT], count=4,
          tags=["keep"]),
@@ -50,7 +50,7 @@ def nb_path(tmp_path):
 def test_notebook_findings_name_the_cell(run_cli, nb_path):
     code_, out, err = run_cli("--isolated", "train.ipynb")
     assert code_ == 1, err
-    # imports in cell 1 resolve in cell 5; the %%time cell (3) is skipped; magics are not syntax errors
+    # imports in cell 1 resolve in cell 5; the %%writefile cell (3) is skipped; magics are not syntax errors
     assert out.splitlines()[0] == ("train.ipynb:cell 5:line 2:col 12: NAN101 [*] log of softmax is -inf/NaN "
                                    "once a probability underflows to 0; use log_softmax")
     assert "Found 1 finding" in out
@@ -298,3 +298,53 @@ def test_wrapping_magics_only_at_a_statement_start():
     assert wrapped == {0: "%time "}
     assert sorted(magic) == [1, 5]  # bare %timeit is a magic; inside a string is text
     assert masked.splitlines()[0] == "y = f(x)"
+
+
+@pytest.mark.parametrize("magic", ["%%time", "%%timeit -n 10", "%%timeit -n 10 -r 3", "%%capture out --no-stderr",
+                                   "%%prun -s cumulative"])
+def test_python_cell_magics_are_linted_and_fixed_the_magic_kept(run_cli, tmp_path, magic):
+    p = tmp_path / "c.ipynb"
+    nb = notebook(code("import torch"), MARKDOWN,
+                  code(f"{magic}\nx = torch.randn(3)\ny = torch.log(torch.sigmoid(x))\nprint(y)", count=2))
+    p.write_bytes(jupyter_bytes(nb))
+    before = p.read_bytes()
+    code_, out, _ = run_cli("--isolated", "--format", "json", "c.ipynb")
+    assert code_ == 1, out
+    [f] = json.loads(out)
+    assert (f["code"], f["cell"], f["location"]) == ("NAN102", 3, {"row": 3, "column": 5})
+    assert f["fix"]["edits"][0]["location"] == {"row": 3, "column": 5}
+    code_, _, err = run_cli("--isolated", "--fix", "c.ipynb")
+    assert code_ == 0, err
+    assert p.read_bytes() == before.replace(b'"y = torch.log(torch.sigmoid(x))\\n"',
+                                            b'"y = torch.nn.functional.logsigmoid(x)\\n"')
+    assert json.loads(p.read_bytes())["cells"][2]["source"][0] == magic + "\n"
+
+
+def test_an_import_a_fix_adds_goes_after_the_cell_magic(run_cli, tmp_path):
+    p = tmp_path / "i.ipynb"
+    p.write_bytes(jupyter_bytes(notebook(code("%%time\nfrom jax.nn import softmax\nimport jax.numpy as jnp\n"
+                                              "y = jnp.log(softmax(z))"))))
+    code_, _, err = run_cli("--isolated", "--fix", "i.ipynb")
+    assert code_ == 0, err
+    assert "".join(json.loads(p.read_bytes())["cells"][0]["source"]) == (
+        "%%time\nimport jax\nfrom jax.nn import softmax\nimport jax.numpy as jnp\ny = jax.nn.log_softmax(z)")
+
+
+def test_other_cell_magics_are_skipped_and_verbose_says_so(run_cli, tmp_path):
+    p = tmp_path / "nb.ipynb"
+    hazard = "y = torch.log(torch.sigmoid(x))"
+    p.write_bytes(jupyter_bytes(notebook(
+        code("import torch"), MARKDOWN, code(f"%%bash\npython -c '{hazard}'"),
+        code(f"%%foo --bar\n{hazard}"), code(f"%%writefile helper.py\n{hazard}"), code(f"%%python3\n{hazard}"))))
+    before = p.read_bytes()
+    code_, out, err = run_cli("--isolated", "nb.ipynb")
+    assert (code_, err) == (0, ""), out
+    code_, out, err = run_cli("--isolated", "--verbose", "nb.ipynb")
+    assert code_ == 0, out
+    assert err.splitlines() == ["nb.ipynb: cell 3 skipped (%%bash: not Python)",
+                                "nb.ipynb: cell 4 skipped (%%foo: unknown cell magic)",
+                                "nb.ipynb: cell 5 skipped (%%writefile: not Python)",
+                                "nb.ipynb: cell 6 skipped (%%python3: Python in another process)"]
+    code_, _, err = run_cli("--isolated", "--fix", "-v", "nb.ipynb")
+    assert code_ == 0 and "cell 3 skipped (%%bash: not Python)" in err
+    assert p.read_bytes() == before

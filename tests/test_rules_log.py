@@ -108,6 +108,66 @@ def test_softmax_cross_entropy_torch_reductions(body, fixed):
     assert fix(src).splitlines()[2] == f"    return {fixed}"
 
 
+def _apply_edits(text, edits):
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        a, b = (starts[r - 1] + c - 1 for r, c in (e.start, e.end))
+        text = text[:a] + e.content + text[b:]
+    return text
+
+
+@pytest.mark.parametrize("indent", ["    ", "\t"])
+def test_softmax_cross_entropy_binds_the_logits_once(indent):
+    src = ("import tensorflow as tf\n"
+           "class Model:\n"
+           f"{indent}def loss(self, h, W, b, y):\n"
+           f"{indent * 2}if h is not None:\n"
+           f"{indent * 3}# the probabilities\n"
+           f"{indent * 3}p = tf.nn.softmax(tf.matmul(h, W) + b)  # keep\n"
+           f"{indent * 3}return -tf.reduce_sum(y * tf.math.log(p)), tf.argmax(p, 1)\n")
+    fixed = fix(src)
+    assert fixed.splitlines()[4:8] == [
+        f"{indent * 3}# the probabilities",
+        f"{indent * 3}p_logits = tf.matmul(h, W) + b",
+        f"{indent * 3}p = tf.nn.softmax(p_logits)  # keep",
+        f"{indent * 3}return tf.reduce_sum(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=p_logits)), "
+        "tf.argmax(p, 1)"]
+    [finding] = lint(src)
+    assert finding.fix_applicability == "unsafe" and "bound once to `p_logits`" in finding.fix_message
+    assert _apply_edits(src, finding.edits) == fixed  # the edits (JSON, LSP, --format full) say the same
+
+
+def test_softmax_cross_entropy_logits_name_is_new_and_the_expression_kept_whole():
+    src = """\
+        import tensorflow as tf
+        p_logits = 3
+        def f(h, W, b, y):
+            p = tf.nn.softmax(tf.matmul(h, W)
+                              + b)
+            return -tf.reduce_sum(y * tf.math.log(p), axis=1)
+    """
+    fixed = fix(src)
+    compile(fixed, "f.py", "exec")
+    assert fixed.count("tf.matmul(") == 1
+    assert "    p_logits_2 = (tf.matmul(h, W)\n" in fixed
+    assert "tf.nn.log_softmax(p_logits_2)" in fixed and "p = tf.nn.softmax(p_logits_2)" in fixed
+
+
+@pytest.mark.parametrize("src", [
+    # the logits are a name already: nothing is computed twice
+    "import tensorflow as tf\ndef f(z, y):\n    p = tf.nn.softmax(z)\n    return -tf.reduce_sum(y * tf.math.log(p))\n",
+    # the softmax and the loss on one line: there is no line before the softmax's alone
+    "import tensorflow as tf\ndef f(h, W, y):\n    p = tf.nn.softmax(tf.matmul(h, W)); l = -tf.reduce_sum(y * tf.math.log(p))\n",
+])
+def test_softmax_cross_entropy_logits_not_bound(src):
+    fixed = fix(src)
+    compile(fixed, "f.py", "exec")
+    assert "p_logits" not in fixed and "softmax_cross_entropy_with_logits(labels=y, logits=" in fixed
+
+
 def test_tf1_model_class_attribute_is_display_only():
     src = """\
         import tensorflow.compat.v1 as tf

@@ -198,6 +198,24 @@ def restyle(old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
     return keep_parens(old, keep_layout(old, new))
 
 
+def replacement_code(module: cst.Module, old: cst.CSTNode, new: cst.CSTNode, parent) -> str:
+    """The text of ``new`` as it replaces ``old``'s span (an edit): ``restyle``d, or, for a
+    statement replaced by several (a ``FlattenSentinel``), their lines at ``old``'s
+    indentation; the span is the statement's own, its comment and newline stay after it.
+    ``parent``: node -> parent node."""
+    if not isinstance(new, cst.FlattenSentinel):
+        return module.code_for_node(restyle(old, new))
+    indent, node = "", parent(old)
+    while node is not None:
+        if isinstance(node, cst.IndentedBlock):
+            indent = (node.indent if node.indent is not None else module.default_indent) + indent
+        node = parent(node)
+    *before, last = new.nodes
+    head = "".join(module.code_for_node(s.with_changes(leading_lines=())) + indent for s in before)
+    return head + "; ".join(module.code_for_node(s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT))
+                            for s in last.body)
+
+
 # --- applying -----------------------------------------------------------------------------
 class _Replace(cst.CSTTransformer):
     def __init__(self, mapping: dict[int, cst.CSTNode]) -> None:

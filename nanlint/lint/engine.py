@@ -102,7 +102,7 @@ class Linter:
             finding.fix_message = f.fix.message
             for old, new in f.fix.replacements:
                 p = ctx.positions[old]
-                content = ctx.module.code_for_node(fixes_mod.restyle(old, new))
+                content = fixes_mod.replacement_code(ctx.module, old, new, ctx.parent)
                 finding.edits.append(Edit(content, (p.start.line, p.start.column + 1),
                                           (p.end.line, p.end.column + 1)))
             if f.fix.imports:

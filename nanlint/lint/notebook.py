@@ -5,8 +5,12 @@ cell preceded by a boundary comment so fixed code can be split back.  IPython sy
 replaced line for line by a placeholder of the same length (``%matplotlib inline``,
 ``!pip install x``, ``?obj``, ``obj?``, ``files = !ls``); a line magic that wraps
 Python (``%time y = f(x)``, ``%timeit -n 10 f(x)``) is linted as its code, columns
-mapped back; a cell that starts with a cell magic (``%%time``, ``%%bash``) is left out
-whole.  A cell that does not parse on its own is reported as NAN001 in that cell and left
+mapped back.  A cell that starts with a cell magic whose body IPython runs as Python in
+the kernel (``PYTHON_CELL_MAGICS``: ``%%time``, ``%%timeit -n 10``, ``%%capture out``,
+``%%prun``, ``%%debug``) is linted with its magic line masked like a line magic (options and
+setup code on that line are not linted); any other cell magic (``%%bash``, ``%%writefile``,
+``%%html``, an unknown ``%%foo``) leaves the cell out whole, and :func:`skipped_cells`
+says which and why (``--verbose``).  A cell that does not parse on its own is reported as NAN001 in that cell and left
 out of the module, so the other cells are still linted.  Placeholders never reach the file: a
 fixed cell gets its magic lines back, and only the cells whose code changed are
 rewritten, in the JSON layout the notebook had (indent, key order, escaping, final
@@ -43,7 +47,13 @@ _BOUNDARY = re.compile(r"^# nanlint-notebook-cell: (\d+)$")
 _LINE_MAGIC = re.compile(r"^\s*(%|!|\?)")
 _HELP = re.compile(r"^\s*[A-Za-z_][\w.]*(\(\))?\?{1,2}\s*$")
 _ASSIGN_MAGIC = re.compile(r"^\s*[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*(%|!)")
-_CELL_MAGIC = re.compile(r"^\s*%%")
+_CELL_MAGIC = re.compile(r"^\s*%%(?P<name>!|[^ \t\r\n]*)")
+# cell magics whose body IPython runs as Python in the kernel (transform_cell / run_cell)
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
+# IPython's other built-in cell magics: the body is another language or a file's text ...
+_NOT_PYTHON = frozenset({"!", "bash", "sh", "script", "system", "sx", "perl", "ruby", "html", "HTML", "svg", "SVG",
+                         "javascript", "js", "latex", "markdown", "writefile", "file"})
+_SUBPROCESS = frozenset({"python", "python2", "python3", "pypy"})  # ... or Python run in another process
 # line magics whose argument is a Python statement: ``%time``/``%timeit`` [options] code
 _WRAPPING_MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?P<magic>%(?:time|timeit)(?:[ \t]+-[A-Za-z](?:[ \t]*\d+)?)*[ \t]+)"
                              r"(?=\S)")
@@ -86,19 +96,44 @@ def _placeholder(line: str) -> str:
     return (indent + stub).ljust(len(body)) + line[len(body):]
 
 
+def cell_magic(text: str) -> tuple[int, str] | None:
+    """(row, name) of the cell magic a cell starts with (``%%timeit -n 10`` -> ``timeit``),
+    0-based row of its first non-blank line; None for a cell without one."""
+    lines = text.splitlines()
+    row = next((i for i, line in enumerate(lines) if line.strip()), None)
+    m = _CELL_MAGIC.match(lines[row]) if row is not None else None
+    return (row, m.group("name")) if m else None  # type: ignore[index]
+
+
+def skip_reason(text: str) -> str | None:
+    """Why a cell is left out of the lint (``%%bash: not Python``), None when it is linted."""
+    found = cell_magic(text)
+    if found is None or found[1] in PYTHON_CELL_MAGICS:
+        return None
+    name = found[1]
+    why = ("not Python" if name in _NOT_PYTHON else "Python in another process" if name in _SUBPROCESS
+           else "unknown cell magic")
+    return f"%%{name}: {why}"
+
+
 def mask_magics(text: str, wrapped: dict[int, str] | None = None) -> tuple[str, dict[int, str]] | None:
     """``text`` with IPython lines replaced by same-length placeholders, and the originals;
-    None for a cell magic cell (left out whole).  A line magic wrapping a statement
-    (``%time y = f(x)``) keeps the statement, its prefix cut off and recorded in ``wrapped``."""
+    None for a cell whose cell magic's body is not Python (left out whole).  A line magic
+    wrapping a statement (``%time y = f(x)``) keeps the statement, its prefix cut off and
+    recorded in ``wrapped``; a Python cell magic's line (``%%time``) is masked."""
     lines = text.splitlines(keepends=True)
-    first = next((line for line in lines if line.strip()), "")
-    if _CELL_MAGIC.match(first):
+    if skip_reason(text) is not None:
         return None
+    head = (cell_magic(text) or (None,))[0]
     out, magic = [], {}
     continued = False  # the previous line was a magic ending in a backslash
     depth, quote, joined = 0, None, False  # Python state at the start of the line
     for i, line in enumerate(lines):
         body = line.rstrip("\r\n")
+        if i == head:  # ``%%time``: IPython takes the whole line, options and all
+            magic[i] = line
+            out.append(_placeholder(line))
+            continue
         at_statement = depth == 0 and quote is None and not joined
         m = _WRAPPING_MAGIC.match(body) if at_statement and not continued and wrapped is not None else None
         if m is not None and not body.endswith("\\"):
@@ -333,6 +368,8 @@ def _restore(cell: Cell, new_lint_text: str) -> str:
     new = new_lint_text.splitlines(keepends=True)
     restored = list(new)
     done = set()
+    head = (cell_magic(cell.text) or (None,))[0]
+    at = None  # where the cell magic's line is restored
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
         if tag == "replace" and i2 - i1 == j2 - j1:  # a fixed ``%time`` line gets its prefix back
             for k in range(i2 - i1):
@@ -351,6 +388,8 @@ def _restore(cell: Cell, new_lint_text: str) -> str:
                     original += "\n"
                 restored[j1 + k] = original
                 done.add(i1 + k)
+                if i1 + k == head:
+                    at = j1 + k
             elif i1 + k in cell.wrapped:
                 line = restored[j1 + k]
                 indent = line[: len(line) - len(line.lstrip(" \t"))]
@@ -358,6 +397,8 @@ def _restore(cell: Cell, new_lint_text: str) -> str:
                 done.add(("wrapped", i1 + k))
     if done != set(cell.magic) | {("wrapped", i) for i in cell.wrapped}:
         raise NotebookError(f"a fix touched an IPython line in cell {cell.number}")
+    if at is not None and any(line.strip() for line in restored[:at]):  # an import a fix put on top
+        restored.insert(0, restored.pop(at))  # goes after ``%%time``: IPython reads the magic on line 1
     return "".join(restored)
 
 
@@ -403,6 +444,19 @@ def json_layout(source: bytes):
                 if dump(data) == source:
                     return dump
     raise NotebookError("its JSON layout cannot be reproduced exactly")
+
+
+def skipped_cells(source: bytes) -> list[str]:
+    """``cell 3 skipped (%%bash: not Python)`` for each code cell left out of the lint."""
+    try:
+        nb = load(source)
+    except NotebookError:
+        return []
+    if not is_python(nb.data):
+        return []
+    return [f"cell {index + 1} skipped ({why})" for index, raw in enumerate(nb.data["cells"])
+            if isinstance(raw, dict) and raw.get("cell_type") == "code"
+            and (why := skip_reason(cell_text(raw.get("source", ""))))]
 
 
 # --- showing a fix ----------------------------------------------------------------------------

@@ -89,3 +89,61 @@ def replace_x(call: OpCall, new_x: cst.BaseExpression) -> cst.Call:
 
 def string(text: str) -> cst.SimpleString:
     return cst.SimpleString(f'"{text}"')
+
+
+def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return tree is node or any(_contains(child, node) for child in tree.children)
+
+
+def _names(ctx: RuleContext) -> frozenset[str]:
+    """Every name written in the file: a new name must shadow none (not even a global a
+    function reads before the line the binding goes on, which would make it local there)."""
+
+    class Names(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.found: set[str] = set()
+
+        def visit_Name(self, node: cst.Name) -> None:  # noqa: N802 - libcst's name
+            self.found.add(node.value)
+
+    names = Names()
+    ctx.module.visit(names)
+    return frozenset(names.found)
+
+
+def bind_logits(ctx: RuleContext, fix: fixes.Fix | None, softmax: OpCall, site: cst.CSTNode) -> fixes.Fix | None:
+    """``fix`` (a rewrite of the loss at ``site`` that repeats the logits of a softmax
+    assigned in an earlier statement, ``p = softmax(matmul(h, W) + b)``) with the logits
+    computed once: ``p_logits = matmul(h, W) + b`` goes right before the softmax's
+    statement, which becomes ``p = softmax(p_logits)``, and the loss reads ``p_logits``.
+    ``fix`` as it is when the logits are a name already, or the softmax's statement is not
+    a line of its own (``if c: p = softmax(z)``) or also holds the loss."""
+    logits = softmax.x
+    if fix is None or not fix.replacements or logits is None or isinstance(logits, (cst.Name, cst.Attribute)):
+        return fix
+    statement: cst.CSTNode | None = softmax.node
+    while statement is not None and not isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement,
+                                                               cst.SimpleStatementSuite)):
+        statement = ctx.parent(statement)
+    if not isinstance(statement, cst.SimpleStatementLine) or _contains(statement, site):
+        return fix
+    if len(statement.body) != 1:
+        return fix
+    assign = statement.body[0]
+    target = (assign.targets[0].target if isinstance(assign, cst.Assign) and len(assign.targets) == 1
+              else getattr(assign, "target", None))
+    base = f"{target.value}_logits" if isinstance(target, cst.Name) else "logits"
+    taken = ctx.memo("cross_entropy.names", lambda: _names(ctx))
+    name = next(n for n in (base if i == 0 else f"{base}_{i + 1}" for i in range(len(taken) + 1)) if n not in taken)
+    value = fixes.parenthesize(logits) if "\n" in ctx.code(logits) else logits
+    binding = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)],
+                                      leading_lines=statement.leading_lines)
+    replacements = []
+    for old, new in fix.replacements:
+        if not _contains(new, logits):
+            return fix
+        replacements.append((old, new.deep_replace(logits, cst.Name(name))))
+    rebound = statement.deep_replace(logits, cst.Name(name)).with_changes(leading_lines=())
+    replacements.insert(0, (statement, cst.FlattenSentinel([binding, rebound])))  # type: ignore[arg-type]
+    return fixes.Fix(fix.applicability, fix.message + f" (the logits bound once to `{name}`)", replacements,
+                     fix.imports)

@@ -11,7 +11,8 @@ from nanlint.semantic.reach import origin_note
 from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
 from nanlint.rules._fused import log_softmax_fix
-from nanlint.rules._cross_entropy import REDUCTIONS, Product, product_with_log, outer_negation, signed_replacement, axis_constant, replace_x, string
+from nanlint.rules._cross_entropy import (REDUCTIONS, Product, axis_constant, bind_logits, outer_negation,
+                                         product_with_log, replace_x, signed_replacement, string)
 
 
 class SoftmaxCrossEntropy(Rule):
@@ -36,7 +37,10 @@ class SoftmaxCrossEntropy(Rule):
             message = ("hand-written softmax cross entropy: softmax underflows to 0, log(0) = -inf "
                        "and y * -inf is NaN in the loss and its gradient; use the fused loss "
                        "on the logits" + origin_note(ctx, resolved))
-            ctx.report(site, message, self.make_fix(ctx, reduction, product, softmax, resolved, negation))
+            fix = self.make_fix(ctx, reduction, product, softmax, resolved, negation)
+            if resolved.crossed_statements:  # the loss would compute the softmax's logits again
+                fix = bind_logits(ctx, fix, softmax, site)
+            ctx.report(site, message, fix)
 
     def make_fix(self, ctx: RuleContext, reduction: OpCall, product: Product, softmax: OpCall,
                  resolved, negation) -> fixes.Fix | None:
