@@ -171,7 +171,7 @@ def test_baseline_works_for_notebooks(run_cli, nb_path):
 
 
 def test_ipython_lines_only_where_a_statement_starts():
-    from nanlint.lint.notebook import mask_magics
+    from nanlint.source.ipython import mask_magics
 
     text = 'x = ("a %s"\n     % y)\n%time f()\ns = """\n%not magic\n"""\nif x:\n    !ls\nhelp?\n'
     masked, magic = mask_magics(text)
@@ -291,7 +291,7 @@ def test_line_magics_wrapping_code_are_linted(run_cli, tmp_path, magic):
 
 
 def test_wrapping_magics_only_at_a_statement_start():
-    from nanlint.lint.notebook import mask_magics
+    from nanlint.source.ipython import mask_magics
 
     wrapped = {}
     masked, magic = mask_magics("%time y = f(x)\n%timeit\ns = '''\n%time z = 1\n'''\n%load_ext x\n", wrapped)
