@@ -15,7 +15,6 @@ from nanlint.semantic.resolve import Scope
 from nanlint.vocabulary.ops import Fn, Framework
 
 
-
 class Reporting(Protocol):
     """What the context needs of a rule (:class:`nanlint.rules.base.Rule` has it)."""
 
@@ -35,6 +34,8 @@ class RawFinding:
 
 
 class RuleContext(FileContext):
+    """The model of one file as one run of the rules sees it; the engine makes one per pass."""
+
     def __init__(self, module: cst.Module, path: str = "<string>", settings: dict | None = None,
                  rules: Sequence[Reporting] = (), rows: list[int] | None = None) -> None:
         super().__init__(module, path, settings, rows)
