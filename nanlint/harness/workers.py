@@ -24,6 +24,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from nanlint.harness import reference as reference_plan
+from nanlint.harness import sweep
 from nanlint.harness.versions import satisfies, unmet_requirement  # noqa: F401 - satisfies: the tests' name for it
 
 MAX_ELEMENTS = 100_000  # per output: fixtures are tiny by protocol
@@ -376,6 +377,13 @@ def run_fixture(np, fw: Framework, job: dict, index: int, device: str) -> dict:
             ref.pop("device", None)
             entry["reference"] = ref
         out["cases"][str(name)] = entry
+    if job.get("sweep"):  # --plot: walk benign -> hazard inputs with the same machinery (harness.sweep)
+        try:
+            out["sweeps"] = sweep.run(cases, getattr(unfixed, "SWEEP", None),
+                                      lambda func, case: run_one(np, fw, func, case, device), compute, fixed_compute,
+                                      lambda hazard: plan.compute if plan.why_none(hazard) is None else None)
+        except Exception as exc:  # noqa: BLE001 - the picture is lost, not the verdict
+            out["sweeps"] = {"error": "the sweep failed:\n" + _tail(exc)}
     return out
 
 
