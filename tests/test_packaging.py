@@ -132,6 +132,19 @@ def test_frameworks_extra_installs_on_linux_and_macos():
         {k: v for k, v in chosen["darwin"].items() if k != "tensorflow"}
 
 
+def test_plot_extra_brings_matplotlib_and_the_tests_have_it():
+    """`nanlint verify --plot` needs matplotlib: the `plot` extra installs it, and the `test` extra too
+    (tests/test_harness_plot.py draws real pictures); the linter and a plain verify never import it."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for extra in ("plot", "test"):
+        found = {Requirement(r).name: str(Requirement(r).specifier) for r in extras[extra]}
+        assert found.get("matplotlib") == ">=3.8", (extra, found)
+
+
 def test_click_floor_matches_what_the_tests_use():
     """tests/conftest.py reads CliRunner's ``result.stderr`` separately from stdout, which
     click has only since 8.2: pyproject.toml must not accept an older click."""

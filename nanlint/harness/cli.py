@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from nanlint.harness import fixtures, verify
+from nanlint.harness import fixtures, plot, verify
 from nanlint.harness import summary as report
 
 
@@ -30,6 +30,11 @@ def parser(prog: str = "python -m nanlint.harness") -> argparse.ArgumentParser:
                    help="exit 0 when no case ran (every fixture skipped); the report says 'nothing verified' "
                         "(default: a run that verified nothing fails)")
     p.add_argument("--json", type=Path, metavar="PATH", help="write the JSON report here")
+    p.add_argument("--plot", type=Path, metavar="DIR",
+                   help="also sweep each hazard case from a benign case with the same inputs' structure and write, "
+                        "per fixture, a PNG of values and gradients (unfixed, fixed, float64 reference; NaN/Inf "
+                        "marked) with the numbers plotted (JSON), and DIR/index.html with the verdicts "
+                        "(needs matplotlib: pip install 'nanlint[plot]')")
     p.add_argument("--keep", type=Path, metavar="DIR", help="keep nanlint's fixed copies here (the combined fixes, all default rules, under DIR/combined/)")
     p.add_argument("--jobs", type=int, default=0, help="parallel processes (default: min(3, CPUs))")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds per framework worker (default: 900)")
@@ -72,10 +77,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"nanlint harness: error: --python takes FRAMEWORK=PYTHON, got {item!r}", file=sys.stderr)
             return 2
         python[fw.strip()] = exe.strip()
+    if args.plot is not None and plot.missing():
+        print(f"nanlint harness: error: {plot.missing()}", file=sys.stderr)
+        return 2
     options = verify.Options(paths=args.paths, device=args.device, rules=_split(args.rules),
                              frameworks=_split(args.frameworks), allow_missing=args.allow_missing,
                              jobs=args.jobs, timeout=args.timeout, keep=args.keep, python=python,
-                             allow_empty=args.allow_empty)
+                             allow_empty=args.allow_empty, sweep=args.plot is not None)
     line = Progress(sys.stdout) if sys.stdout.isatty() else None  # piped (tests, CI): nothing extra
     options.progress = line
     try:
@@ -98,4 +106,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(report.dumps(result))
+    if args.plot is not None:
+        print(f"nanlint harness: plots: {plot.write(result, args.plot)}")
     return 0 if result.ok else 1

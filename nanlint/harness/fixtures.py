@@ -111,6 +111,7 @@ class Fixture:
     findings_before: list[dict] = field(default_factory=list)
     findings_after: list[dict] = field(default_factory=list)
     combined: Combined | None = None  # the all-default-rules fix (see Combined)
+    sweeps: dict | None = None  # --plot only: the worker's sweep (nanlint.harness.sweep.run), drawn by harness.plot
 
     @property
     def id(self) -> str:

@@ -141,6 +141,7 @@ def _reference_plan(f: Fixture, raw: dict):
 def judge_fixture(f: Fixture, raw: dict) -> None:
     if "error" in raw:
         f.errors.append(raw["error"])
+    f.sweeps = raw.get("sweeps")  # --plot only (None otherwise): harness.plot draws it
     if isinstance(raw.get("requires"), dict):
         f.requires = raw["requires"]
     if raw.get("requires_unmet"):  # the worker's framework is outside REQUIRES: nothing ran

@@ -112,7 +112,7 @@ def fixtures_done(work: Path, groups: list[str]) -> int:
 
 
 def run_worker(group: str, frameworks: list[str], fixtures: list[Fixture], device: str, work: Path,
-               timeout: float, python: str | None = None) -> dict:
+               timeout: float, python: str | None = None, sweep: bool = False) -> dict:
     job = {"device": device, "frameworks": frameworks,
            "fixtures": [{"id": str(i), "framework": f.framework, "unfixed": str(f.path),
                          "fixed": str(f.fixed_path) if f.fixed_path and f.mode == "fix" and not f.errors else None,
@@ -122,6 +122,9 @@ def run_worker(group: str, frameworks: list[str], fixtures: list[Fixture], devic
                         for i, f in enumerate(fixtures)]}
     job_path, out_path = work / f"job-{group}.json", work / f"out-{group}.json"
     job["progress"] = str(progress_path(work, group))
+    if sweep:  # --plot: the worker also walks each hazard's path from a benign case (harness.sweep)
+        for entry in job["fixtures"]:
+            entry["sweep"] = True
     job_path.write_text(json.dumps(job))
     start = time.monotonic()
     try:

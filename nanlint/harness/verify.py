@@ -41,6 +41,7 @@ class Options:
     # called as progress(done, total, phase) while the run goes on: the fixtures the workers
     # are done with out of those they run (the CLI draws it on a terminal)
     progress: Callable[[int, int, str], None] | None = None
+    sweep: bool = False  # --plot: the workers also sweep benign -> hazard inputs (Fixture.sweeps)
 
 
 @dataclass
@@ -128,7 +129,7 @@ def run(options: Options) -> Result:
             members = groups[group]
             fws = sorted({f.framework for f in members})
             return group, launch.run_worker(group, fws, members, options.device, work, options.timeout,
-                                            options.python.get(fws[0]))
+                                            options.python.get(fws[0]), options.sweep)
 
         with futures.ThreadPoolExecutor(max_workers=max(1, min(jobs, len(groups) or 1))) as pool:
             slowest_first = sorted(groups, key=lambda g: (g != "tensorflow", g))  # TF imports slowest

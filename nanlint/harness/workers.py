@@ -18,13 +18,14 @@ import importlib.util
 import json
 import math
 import platform
-import re
 import sys
 import traceback
 from contextlib import nullcontext
 from pathlib import Path
 
 from nanlint.harness import reference as reference_plan
+from nanlint.harness import sweep
+from nanlint.harness.versions import satisfies, unmet_requirement  # noqa: F401 - satisfies: the tests' name for it
 
 MAX_ELEMENTS = 100_000  # per output: fixtures are tiny by protocol
 
@@ -272,56 +273,6 @@ def outputs_of(np, fw: Framework, result) -> tuple[dict, list[str]]:
     return out, devices
 
 
-def _release(text: str) -> tuple:
-    """``"2.3.4"`` -> (2, 3, 4); ``"2.21.0rc1"`` -> (2, 21, 0); ``"2.3.*"`` -> (2, 3)."""
-    parts = []
-    for piece in str(text).split("+")[0].split("."):
-        m = re.match(r"\d+", piece)
-        if m is None:
-            break
-        parts.append(int(m.group()))
-        if m.end() != len(piece):
-            break
-    return tuple(parts)
-
-
-def satisfies(version: str, spec: str) -> bool:
-    """Whether ``version`` meets a comma-separated specifier (``"<2.4"``, ``">=2.0,<2.4"``,
-    ``"==2.3.*"``), comparing release numbers only."""
-    have = _release(version)
-    for clause in str(spec).split(","):
-        m = re.match(r"^\s*(==|!=|<=|>=|<|>)\s*([0-9][0-9.*]*)\s*$", clause)
-        if m is None:
-            raise ValueError(f"cannot read the version specifier {clause.strip()!r} (use <, <=, >, >=, ==, !=)")
-        op, text = m.groups()
-        want = _release(text)
-        if text.endswith(".*") and op in ("==", "!="):
-            equal = have[:len(want)] == want
-            ok = equal if op == "==" else not equal
-        else:
-            n = max(len(have), len(want))
-            a, b = have + (0,) * (n - len(have)), want + (0,) * (n - len(want))
-            ok = {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
-        if not ok:
-            return False
-    return True
-
-
-def unmet_requirement(fw: Framework, requires) -> str | None:
-    """Why this worker cannot run a fixture with ``REQUIRES`` (framework -> specifier), or None."""
-    if not isinstance(requires, dict):
-        raise TypeError(f"REQUIRES must be a dict of framework -> version specifier, got {requires!r}")
-    versions = fw.versions()
-    for name, spec in requires.items():
-        have = versions.get(name)
-        if have is None:
-            raise ValueError(f"REQUIRES names {name!r}, which this worker did not import ({', '.join(versions)})")
-        if not satisfies(have, spec):
-            return (f"needs {name}{spec} (REQUIRES), this worker has {name} {have} on python "
-                    f"{platform.python_version()}: not run here; run it with --python {fw.name}=PYTHON")
-    return None
-
-
 def load(path: str, name: str):
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
@@ -426,6 +377,13 @@ def run_fixture(np, fw: Framework, job: dict, index: int, device: str) -> dict:
             ref.pop("device", None)
             entry["reference"] = ref
         out["cases"][str(name)] = entry
+    if job.get("sweep"):  # --plot: walk benign -> hazard inputs with the same machinery (harness.sweep)
+        try:
+            out["sweeps"] = sweep.run(cases, getattr(unfixed, "SWEEP", None),
+                                      lambda func, case: run_one(np, fw, func, case, device), compute, fixed_compute,
+                                      lambda hazard: plan.compute if plan.why_none(hazard) is None else None)
+        except Exception as exc:  # noqa: BLE001 - the picture is lost, not the verdict
+            out["sweeps"] = {"error": "the sweep failed:\n" + _tail(exc)}
     return out
 
 
