@@ -224,7 +224,7 @@ def test_expect_is_validated():
 
 
 def test_requires_specifiers():
-    from nanlint.harness.workers import satisfies
+    from nanlint.harness.versions import satisfies
 
     assert satisfies("2.3.4", "<2.4") and not satisfies("2.21.0", "<2.4") and not satisfies("2.4.0", "<2.4")
     assert satisfies("2.3.0", ">=2.0,<2.4") and not satisfies("1.15.5", ">=2.0,<2.4")
