@@ -12,6 +12,9 @@ Two shapes, each at three sizes:
 * ``long-def``: one ``def build(x):`` of L lines (L = 5k, 10k, 20k) alternating
   ``x = tf.nn.relu(tf.matmul(x, W_i) + b_i)`` and ``h_i = tf.reduce_sum(x * i, axis=-1)``,
   ending in ``p = tf.nn.softmax(x); return tf.math.log(p)`` (one NAN101).
+* ``divisions``: one function of D lines ``y_i = x / torch.sum(torch.relu(m * i))``
+  (D = 1000, 2000, 4000): division sites with weak zero evidence (NAN110, off by
+  default), each of which is checked and given a fix, none reported.
 
 Each number is one process, ``python3 -m nanlint --isolated --no-cache --exit-zero -q FILE``,
 under ``/usr/bin/time -f %M`` (wall time, peak resident set).  ruff (``--ruff``,
@@ -37,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 FINDINGS = (500, 1000, 2000)
 LINES = (5000, 10000, 20000)
+DIVISIONS = (1000, 2000, 4000)
 
 
 def findings_file(n: int) -> str:
@@ -53,21 +57,28 @@ def long_def_file(lines: int) -> str:
     return "\n".join(out)
 
 
+def divisions_file(n: int) -> str:
+    out = ["import torch", "", "def build(x, m):"]
+    out += [f"    y_{i} = x / torch.sum(torch.relu(m * {i}))" for i in range(n)]
+    return "\n".join(out + ["    return y_0", ""])
+
+
 def cases(scale: float) -> list[tuple[str, int, int, callable]]:
     """(shape, size, factor, generator) for each file."""
     out = []
-    for shape, sizes, make in (("findings", FINDINGS, findings_file), ("long-def", LINES, long_def_file)):
+    for shape, sizes, make in (("findings", FINDINGS, findings_file), ("long-def", LINES, long_def_file),
+                                ("divisions", DIVISIONS, divisions_file)):
         for k, size in zip((1, 2, 4), sizes):
             out.append((shape, max(1, int(size * scale)), k, make))
     return out
 
 
-def measure(cmd: list[str], env: dict | None, timeout: float) -> dict:
+def measure(cmd: list[str], env: dict | None, timeout: float, cwd: str | None = None) -> dict:
     """Wall time, peak RSS (MB) and output lines of one process; None values on a timeout."""
     timer = ["/usr/bin/time", "-f", "%M"] if os.path.exists("/usr/bin/time") else []
     start = time.perf_counter()
     try:
-        done = subprocess.run(timer + cmd, env=env, capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(timer + cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=cwd)
     except subprocess.TimeoutExpired:
         return {"time": None, "rss": None, "lines": None}
     wall = time.perf_counter() - start
@@ -125,13 +136,13 @@ def main() -> int:
         empty = Path(tmp) / "empty.py"
         empty.write_text("import torch\n")
         for name, cmd, env in tools:  # start-up, taken off before "scaling"
-            startup[name] = min(measure(cmd(empty), env, args.timeout)["time"] or 0.0 for _ in range(3))
+            startup[name] = min(measure(cmd(empty), env, args.timeout, tmp)["time"] or 0.0 for _ in range(3))
         for shape, size, k, make in cases(args.scale):
             path = Path(tmp) / f"{shape}_{size}.py"
             path.write_text(make(size))
             row = {"shape": shape, "size": size, "k": k, "bytes": path.stat().st_size}
             for name, cmd, env in tools:
-                row[name] = measure(cmd(path), env, args.timeout)
+                row[name] = measure(cmd(path), env, args.timeout, tmp)  # not the checkout: -m puts cwd first
             if ruff is not None:
                 row["ruff"] = measure([ruff, "check", "--isolated", "--select", "ALL", "--no-cache",
                                        "--exit-zero", "-q", str(path)], None, args.timeout)
@@ -171,7 +182,7 @@ def render(rows: list[dict], args, ruff: str | None, startup: dict) -> str:
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     first: dict[tuple[str, str], float | None] = {}
     for row in rows:
-        unit = "functions" if row["shape"] == "findings" else "lines"
+        unit = {"findings": "functions", "long-def": "lines", "divisions": "divisions"}[row["shape"]]
         cells = [row["shape"], f"{row['size']} {unit} ({row['bytes'] // 1024} KB)",
                  " / ".join(str(row[n]["lines"]) for n in names)]
         for n in names:
