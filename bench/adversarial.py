@@ -19,8 +19,8 @@ Two shapes, each at three sizes:
 Each number is one process, ``python3 -m nanlint --isolated --no-cache --exit-zero -q FILE``,
 under ``/usr/bin/time -f %M`` (wall time, peak resident set).  ruff (``--ruff``,
 else bench/.venv/bin/ruff, else ``ruff`` on PATH) runs ``check --isolated --select ALL
---no-cache`` on the same file in the same run.  "scaling" is time(kx) / (k * time(1x)),
-start-up (the time on a one-line file) taken off both: 1.0 is linear, k is quadratic.
+--no-cache`` on the same file in the same run.  "scaling" is CPU(kx) / (k * CPU(1x)),
+start-up (the CPU time on a one-line file) taken off both: 1.0 is linear, k is quadratic.
 """
 
 from __future__ import annotations
@@ -73,20 +73,31 @@ def cases(scale: float) -> list[tuple[str, int, int, callable]]:
     return out
 
 
-def measure(cmd: list[str], env: dict | None, timeout: float, cwd: str | None = None) -> dict:
-    """Wall time, peak RSS (MB) and output lines of one process; None values on a timeout."""
-    timer = ["/usr/bin/time", "-f", "%M"] if os.path.exists("/usr/bin/time") else []
-    start = time.perf_counter()
-    try:
-        done = subprocess.run(timer + cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=cwd)
-    except subprocess.TimeoutExpired:
-        return {"time": None, "rss": None, "lines": None}
-    wall = time.perf_counter() - start
-    rss = None
-    if timer:
-        last = done.stderr.strip().splitlines()[-1:] or ["0"]
-        rss = int(last[0]) / 1024 if last[0].isdigit() else None
-    return {"time": wall, "rss": rss, "lines": len([l for l in done.stdout.splitlines() if ": NAN" in l])}
+def measure(cmd: list[str], env: dict | None, timeout: float, cwd: str | None = None, runs: int = 1) -> dict:
+    """Wall time, CPU time (user + system), peak RSS (MB) and finding lines of one
+    process, the best of ``runs``; None values on a timeout."""
+    timer = ["/usr/bin/time", "-f", "%M %U %S"] if os.path.exists("/usr/bin/time") else []
+    best: dict = {"time": None, "cpu": None, "rss": None, "lines": None}
+    for _ in range(runs):
+        start = time.perf_counter()
+        try:
+            done = subprocess.run(timer + cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=cwd)
+        except subprocess.TimeoutExpired:
+            return best
+        wall = time.perf_counter() - start
+        rss = cpu = None
+        if timer:
+            last = (done.stderr.strip().splitlines() or ["0 0 0"])[-1].split()
+            try:
+                rss, cpu = int(last[0]) / 1024, float(last[1]) + float(last[2])
+            except (ValueError, IndexError):
+                pass
+        got = {"time": wall, "cpu": cpu, "rss": rss,
+               "lines": len([line for line in done.stdout.splitlines() if ": NAN" in line])}
+        key = "cpu" if cpu is not None else "time"
+        if best[key] is None or got[key] < best[key]:
+            best = got
+    return best
 
 
 def nanlint_cmd(path: Path) -> list[str]:
@@ -124,6 +135,7 @@ def main() -> int:
     ap.add_argument("--ruff", help="the ruff executable")
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every size (0.1 for a quick look)")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per process")
+    ap.add_argument("--runs", type=int, default=1, help="runs per cell, the one of least CPU time kept")
     ap.add_argument("--markdown", type=Path, help="write the results here")
     args = ap.parse_args()
     ruff = find_ruff(args.ruff)
@@ -136,16 +148,16 @@ def main() -> int:
         empty = Path(tmp) / "empty.py"
         empty.write_text("import torch\n")
         for name, cmd, env in tools:  # start-up, taken off before "scaling"
-            startup[name] = min(measure(cmd(empty), env, args.timeout, tmp)["time"] or 0.0 for _ in range(3))
+            startup[name] = measure(cmd(empty), env, args.timeout, tmp, runs=3)["cpu"] or 0.0
         for shape, size, k, make in cases(args.scale):
             path = Path(tmp) / f"{shape}_{size}.py"
             path.write_text(make(size))
             row = {"shape": shape, "size": size, "k": k, "bytes": path.stat().st_size}
             for name, cmd, env in tools:
-                row[name] = measure(cmd(path), env, args.timeout, tmp)  # not the checkout: -m puts cwd first
+                row[name] = measure(cmd(path), env, args.timeout, tmp, args.runs)  # not in the checkout: -m puts cwd first
             if ruff is not None:
                 row["ruff"] = measure([ruff, "check", "--isolated", "--select", "ALL", "--no-cache",
-                                       "--exit-zero", "-q", str(path)], None, args.timeout)
+                                       "--exit-zero", "-q", str(path)], None, args.timeout, tmp, args.runs)
             rows.append(row)
             print(shape, size, {n: row[n] for n in row if isinstance(row[n], dict)}, flush=True)
     text = render(rows, args, ruff, startup)
@@ -162,23 +174,24 @@ def render(rows: list[dict], args, ruff: str | None, startup: dict) -> str:
         "",
         f"Generated by `python3 bench/adversarial.py{' --base ' + str(args.base) if args.base else ''}` "
         f"on {datetime.date.today().isoformat()}, {platform.python_implementation()} "
-        f"{platform.python_version()}, {os.cpu_count()} CPUs; one process per cell "
-        "(wall time, peak RSS from `/usr/bin/time -f %M`).",
+        f"{platform.python_version()}, {os.cpu_count()} CPUs; one process per cell, the best of "
+        f"{args.runs} (wall time; CPU time and peak RSS from `/usr/bin/time -f '%M %U %S'`).",
         "",
         f"- after: `{commit_of(ROOT)}`",
     ]
     if args.base is not None:
         lines.append(f"- base: `{commit_of(args.base)}`")
     lines.append(f"- ruff: `{ruff}` (`check --isolated --select ALL --no-cache`)" if ruff else "- ruff: not found")
-    lines += ["", "scaling = (time(kx) - start-up) / (k x (time(1x) - start-up)) of the same tool, "
+    lines += ["", "CPU = user + system time of the process (the machine is shared: wall time is noisy). "
+              "scaling = (CPU(kx) - start-up) / (k x (CPU(1x) - start-up)) of the same tool, "
               "start-up being its time on a file of one import ("
               + ", ".join(f"{n} {startup[n]:.2f} s" for n in names)
               + "): 1.0 is linear growth, 2.0 at 2x and 4.0 at 4x quadratic.", ""]
     head = ["file", "size", "findings"]
     for n in names:
-        head += [f"{n} time", f"{n} RSS", f"{n} scaling"]
+        head += [f"{n} wall", f"{n} CPU", f"{n} RSS", f"{n} scaling"]
     if ruff:
-        head += ["ruff time", "after / ruff"]
+        head += ["ruff CPU", "after / ruff (CPU)"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     first: dict[tuple[str, str], float | None] = {}
     for row in rows:
@@ -186,17 +199,17 @@ def render(rows: list[dict], args, ruff: str | None, startup: dict) -> str:
         cells = [row["shape"], f"{row['size']} {unit} ({row['bytes'] // 1024} KB)",
                  " / ".join(str(row[n]["lines"]) for n in names)]
         for n in names:
-            t = row[n]["time"]
+            t = row[n]["cpu"]
             if row["k"] == 1:
                 first[(row["shape"], n)] = t
             base_t = first.get((row["shape"], n))
             s0 = startup.get(n, 0.0)
             scaling = (t - s0) / (row["k"] * (base_t - s0)) if t is not None and base_t and base_t > s0 else None
-            cells += [fmt(t, " s"), fmt(row[n]["rss"], " MB"),
+            cells += [fmt(row[n]["time"], " s"), fmt(t, " s"), fmt(row[n]["rss"], " MB"),
                       "timeout" if scaling is None else f"{scaling:.2f}"]
         if ruff:
-            r = row["ruff"]["time"]
-            a = row["after"]["time"]
+            r = row["ruff"]["cpu"]
+            a = row["after"]["cpu"]
             cells += [fmt(r, " s"), "-" if not (r and a) else f"{a / r:.0f}x"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
