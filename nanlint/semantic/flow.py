@@ -23,40 +23,58 @@ from nanlint.semantic.resolve import Binding, Scope
 from nanlint.source.walk import child_fields
 
 _DEAD = None  # no path reaches here (after return/raise/break/continue)
-_FAN = 64  # a state is a two-level hash trie: _FAN nodes of _FAN leaves (dicts)
+_FAN = 64  # a large state is a two-level hash trie: _FAN nodes of _FAN leaves (dicts)
+_SMALL = 32  # up to this many names a state is one dict, copied per binding (cheapest when small)
+_EMPTY = (None,) * _FAN
 
 
 class Env:
     """The bindings of each name at one point: name -> tuple[Binding, ...], never
-    mutated once made.  Binding a name copies one path of the trie (two tuples of
-    _FAN and one small dict), not the whole state: a scope of n statements binding
-    n names keeps n states in O(n) memory, where a dict per state kept O(n^2)."""
+    mutated once made.  A small state is a dict; past _SMALL names, binding a name
+    copies one path of a trie (two tuples of _FAN and one small dict), not the whole
+    state: a scope of n statements binding n names keeps n states in O(n) memory,
+    where a dict per state kept O(n^2)."""
 
-    __slots__ = ("root",)
+    __slots__ = ("small", "root")
 
-    def __init__(self, root: tuple = (None,) * _FAN) -> None:
+    def __init__(self, small: dict | None = None, root: tuple | None = None) -> None:
+        self.small = {} if small is None and root is None else small
         self.root = root
 
     def get(self, name: str, default=None):
+        if self.small is not None:
+            return self.small.get(name, default)
         h = hash(name)
-        node = self.root[h % _FAN]
+        node = self.root[h % _FAN]  # type: ignore[index]
         leaf = node[(h // _FAN) % _FAN] if node is not None else None
         return leaf.get(name, default) if leaf is not None else default
 
+    def trie(self) -> tuple:
+        return self.root if self.root is not None else _bound_trie(_EMPTY, self.small.items())  # type: ignore[union-attr]
+
     def bound(self, pairs) -> "Env":
-        root = list(self.root)
-        nodes: dict[int, list] = {}
-        for name, bindings in pairs:
-            h = hash(name)
-            i, j = h % _FAN, (h // _FAN) % _FAN
-            node = nodes.get(i)
-            if node is None:
-                node = nodes[i] = list(root[i]) if root[i] is not None else [None] * _FAN
-            leaf = node[j] = dict(node[j]) if node[j] is not None else {}
-            leaf[name] = bindings
-        for i, node in nodes.items():
-            root[i] = tuple(node)
-        return Env(tuple(root))
+        pairs = list(pairs)
+        if self.small is not None and len(self.small) + len(pairs) <= _SMALL:
+            small = dict(self.small)
+            small.update(pairs)
+            return Env(small)
+        return Env(root=_bound_trie(self.trie(), pairs))
+
+
+def _bound_trie(trie: tuple, pairs) -> tuple:
+    root = list(trie)
+    nodes: dict[int, list] = {}
+    for name, bindings in pairs:
+        h = hash(name)
+        i, j = h % _FAN, (h // _FAN) % _FAN
+        node = nodes.get(i)
+        if node is None:
+            node = nodes[i] = list(root[i]) if root[i] is not None else [None] * _FAN
+        leaf = node[j] = dict(node[j]) if node[j] is not None else {}
+        leaf[name] = bindings
+    for i, node in nodes.items():
+        root[i] = tuple(node)
+    return tuple(root)
 
 
 def _merge(*envs: Env | None) -> Env | None:
@@ -66,7 +84,9 @@ def _merge(*envs: Env | None) -> Env | None:
     first = live[0]
     if all(e is first for e in live[1:]):
         return first
-    return Env(_merge_level([e.root for e in live], 2))
+    if all(e.small is not None for e in live):
+        return Env(_merge_level([e.small for e in live], 0))
+    return Env(root=_merge_level([e.trie() for e in live], 2))
 
 
 def _merge_level(parts: list, depth: int):
@@ -303,7 +323,9 @@ def _same(a: Env | None, b: Env | None) -> bool:
         return True
     if a is None or b is None:
         return False
-    return _same_level(a.root, b.root, 2)
+    if a.small is not None and b.small is not None:
+        return _same_level(a.small, b.small, 0)
+    return _same_level(a.trie(), b.trie(), 2)
 
 
 def _same_level(a, b, depth: int) -> bool:
