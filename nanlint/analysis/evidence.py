@@ -178,10 +178,15 @@ def returns_early(ctx: FileContext, node: cst.CSTNode, expr: cst.BaseExpression,
     if not isinstance(fdef, cst.FunctionDef) or not isinstance(fdef.body, cst.IndentedBlock):
         return False
     line = ctx.line_of(node)
-    for stmt in fdef.body.body:
-        if ctx.line_of(stmt) >= line:
+    exiting = ctx.memo("evidence.exiting_ifs", dict)
+    ifs = exiting.get(id(fdef))
+    if ifs is None:  # the function's ``if ...: return/raise`` and their lines, once per function
+        ifs = exiting[id(fdef)] = [(ctx.line_of(s), s) for s in fdef.body.body
+                                   if isinstance(s, cst.If) and _exits(s.body)]
+    for stmt_line, stmt in ifs:
+        if stmt_line >= line:
             return False
-        if isinstance(stmt, cst.If) and _zero_test(ctx, stmt.test, expr, scope) and _exits(stmt.body):
+        if _zero_test(ctx, stmt.test, expr, scope):
             return True
     return False
 

@@ -22,8 +22,59 @@ import libcst as cst
 from nanlint.semantic.resolve import Binding, Scope
 from nanlint.source.walk import child_fields
 
-Env = dict  # name -> tuple[Binding, ...]; never mutated once stored (copy on write)
 _DEAD = None  # no path reaches here (after return/raise/break/continue)
+_FAN = 64  # a large state is a two-level hash trie: _FAN nodes of _FAN leaves (dicts)
+_SMALL = 32  # up to this many names a state is one dict, copied per binding (cheapest when small)
+_EMPTY = (None,) * _FAN
+
+
+class Env:
+    """The bindings of each name at one point: name -> tuple[Binding, ...], never
+    mutated once made.  A small state is a dict; past _SMALL names, binding a name
+    copies one path of a trie (two tuples of _FAN and one small dict), not the whole
+    state: a scope of n statements binding n names keeps n states in O(n) memory,
+    where a dict per state kept O(n^2)."""
+
+    __slots__ = ("small", "root")
+
+    def __init__(self, small: dict | None = None, root: tuple | None = None) -> None:
+        self.small = {} if small is None and root is None else small
+        self.root = root
+
+    def get(self, name: str, default=None):
+        if self.small is not None:
+            return self.small.get(name, default)
+        h = hash(name)
+        node = self.root[h % _FAN]  # type: ignore[index]
+        leaf = node[(h // _FAN) % _FAN] if node is not None else None
+        return leaf.get(name, default) if leaf is not None else default
+
+    def trie(self) -> tuple:
+        return self.root if self.root is not None else _bound_trie(_EMPTY, self.small.items())  # type: ignore[union-attr]
+
+    def bound(self, pairs) -> "Env":
+        pairs = list(pairs)
+        if self.small is not None and len(self.small) + len(pairs) <= _SMALL:
+            small = dict(self.small)
+            small.update(pairs)
+            return Env(small)
+        return Env(root=_bound_trie(self.trie(), pairs))
+
+
+def _bound_trie(trie: tuple, pairs) -> tuple:
+    root = list(trie)
+    nodes: dict[int, list] = {}
+    for name, bindings in pairs:
+        h = hash(name)
+        i, j = h % _FAN, (h // _FAN) % _FAN
+        node = nodes.get(i)
+        if node is None:
+            node = nodes[i] = list(root[i]) if root[i] is not None else [None] * _FAN
+        leaf = node[j] = dict(node[j]) if node[j] is not None else {}
+        leaf[name] = bindings
+    for i, node in nodes.items():
+        root[i] = tuple(node)
+    return tuple(root)
 
 
 def _merge(*envs: Env | None) -> Env | None:
@@ -33,16 +84,38 @@ def _merge(*envs: Env | None) -> Env | None:
     first = live[0]
     if all(e is first for e in live[1:]):
         return first
-    out: dict = {}
-    for e in live:
-        for name, bindings in e.items():
-            have = out.get(name)
-            if have is None:
-                out[name] = bindings
-            elif have is not bindings:
-                out[name] = have + tuple(b for b in bindings if all(b is not h for h in have))
-    # a name unbound on one path may be unbound at the merge: keep what the others bind
-    return out
+    if all(e.small is not None for e in live):
+        return Env(_merge_level([e.small for e in live], 0))
+    return Env(root=_merge_level([e.trie() for e in live], 2))
+
+
+def _merge_level(parts: list, depth: int):
+    """Merge trie levels (depth 2: roots, 1: nodes, 0: leaves); a part shared by
+    every state, or present in one only, is kept as it is."""
+    if depth == 0:
+        live = [p for p in parts if p is not None]
+        if not live:
+            return None
+        first = live[0]
+        if all(p is first for p in live[1:]):
+            return first
+        out: dict = {}
+        for e in live:
+            for name, bindings in e.items():
+                have = out.get(name)
+                if have is None:
+                    out[name] = bindings
+                elif have is not bindings:
+                    out[name] = have + tuple(b for b in bindings if all(b is not h for h in have))
+        # a name unbound on one path may be unbound at the merge: keep what the others bind
+        return out
+    live = [p for p in parts if p is not None]
+    if not live:
+        return None
+    first = live[0]
+    if all(p is first for p in live[1:]):
+        return first
+    return tuple(_merge_level([p[k] for p in live], depth - 1) for k in range(_FAN))
 
 
 class _Loop:
@@ -91,10 +164,7 @@ class ScopeFlow:
         made = self._by_stmt.get(id(node))
         if not made:
             return env
-        env = dict(env)
-        for name, binding in made:
-            env[name] = (binding,)
-        return env
+        return env.bound((name, (binding,)) for name, binding in made)
 
     def _block(self, body: Iterable[cst.CSTNode], env: Env | None) -> Env | None:
         for stmt in body:
@@ -251,22 +321,35 @@ class ScopeFlow:
 def _same(a: Env | None, b: Env | None) -> bool:
     if a is b:
         return True
-    if a is None or b is None or a.keys() != b.keys():
+    if a is None or b is None:
         return False
-    return all(len(a[k]) == len(b[k]) and all(x is y for x, y in zip(a[k], b[k])) for k in a)
+    if a.small is not None and b.small is not None:
+        return _same_level(a.small, b.small, 0)
+    return _same_level(a.trie(), b.trie(), 2)
+
+
+def _same_level(a, b, depth: int) -> bool:
+    if a is b:
+        return True
+    if a is None or b is None:
+        return False
+    if depth == 0:
+        return a.keys() == b.keys() and all(
+            len(a[k]) == len(b[k]) and all(x is y for x, y in zip(a[k], b[k])) for k in a)
+    return all(_same_level(x, y, depth - 1) for x, y in zip(a, b))
 
 
 def body_of(scope: Scope) -> tuple[list[cst.CSTNode], Env]:
     """A scope's statements and the state at its entry (parameters bound)."""
     node = scope.node
-    entry: Env = {}
     if isinstance(node, cst.Module):
-        return list(node.body), entry
+        return list(node.body), Env()
+    entry: dict = {}
     if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
         for name, bindings in scope.bindings.items():
             params = tuple(b for b in bindings if isinstance(b.node, cst.Param))
             if params:
                 entry[name] = params
         body = node.body
-        return list(body.body), entry
-    return [], entry
+        return list(body.body), Env().bound(entry.items())
+    return [], Env()

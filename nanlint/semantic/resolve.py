@@ -446,19 +446,30 @@ class Index(FastVisitor, cst.CSTVisitor):  # FastVisitor: ~9x faster walk, same 
         return binding.scope if binding.scope is not None else use_scope
 
     def visible_imports(self, scope: Scope) -> list[tuple[str, str]]:
-        """(local name, qualified name) for every import binding usable at ``scope``
-        (computed once per scope: a file with many fixes asks for each of them)."""
+        """(local name, qualified name) for every import binding usable at ``scope``,
+        computed once per scope from the scope's chain and, once per file, the module's."""
         cache = self.__dict__.setdefault("_visible_cache", {})
         if id(scope) not in cache:
-            cache[id(scope)] = self._visible_imports(scope)
+            module = self.module_scope
+            if "_module_visible" not in self.__dict__:
+                self._module_visible = self._chain_imports(module, None, set())
+            chain, s = [], scope
+            while s is not module and s is not None:
+                chain.append(s)
+                s = s.parent
+            if any(c.globals for c in chain):  # a ``global`` lookup jumps to the module
+                cache[id(scope)] = self._chain_imports(scope, None, set())
+            else:
+                seen: set[str] = set()
+                got = self._chain_imports(scope, module, seen)
+                cache[id(scope)] = got + [(n, q) for n, q in self._module_visible if n not in seen]
         return cache[id(scope)]
 
-    def _visible_imports(self, scope: Scope) -> list[tuple[str, str]]:
+    def _chain_imports(self, scope: Scope, stop: Scope | None, seen: set[str]) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
-        seen: set[str] = set()
         s: Scope | None = scope
         first = True
-        while s is not None:
+        while s is not None and s is not stop:
             if first or s.kind != "class":
                 for name, bindings in s.bindings.items():
                     if name in seen:

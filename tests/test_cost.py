@@ -1,0 +1,76 @@
+"""Cost grows linearly with the file (issue 22), counted rather than timed: the calls
+of ``Index.qualname`` and of the positions pass for a module with N and 2N findings,
+and the memory the value flow of a function keeps for N and 2N statements."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import pytest
+
+from nanlint.lint.engine import Linter
+from nanlint.rules.base import all_rules
+from nanlint.semantic import context as context_mod
+from nanlint.semantic.context import FileContext
+from nanlint.semantic.resolve import Index
+from nanlint.source.walk import parse
+
+
+def findings_module(n: int) -> str:
+    """``n`` functions, each with one NAN106 (``log(1 + exp(x))``)."""
+    return "import torch\n\n" + "".join(
+        f"def f_{i}(x):\n    return torch.log(1 + torch.exp(x))\n\n" for i in range(n))
+
+
+def long_function(n: int) -> str:
+    """One function of ``n`` statements binding ``n / 2`` names, ending in one NAN101."""
+    lines = ["import tensorflow as tf", "", "def build(x):"]
+    for i in range(n // 2):
+        lines.append(f"    x = tf.nn.relu(tf.matmul(x, W_{i}) + b_{i})")
+        lines.append(f"    h_{i} = tf.reduce_sum(x * {i}, axis=-1)")
+    lines += ["    p = tf.nn.softmax(x)", "    return tf.math.log(p)", ""]
+    return "\n".join(lines)
+
+
+def _count(monkeypatch, target, name: str, source: str) -> tuple[int, int]:
+    calls = [0]
+    original = getattr(target, name)
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, counted)
+    result = Linter(all_rules()).lint_source(source.encode(), "generated.py")
+    monkeypatch.setattr(target, name, original)
+    return calls[0], len(result.findings)
+
+
+@pytest.mark.parametrize("n", [150])
+def test_qualname_calls_grow_linearly_with_findings(monkeypatch, n):
+    small, found_small = _count(monkeypatch, Index, "qualname", findings_module(n))
+    large, found_large = _count(monkeypatch, Index, "qualname", findings_module(2 * n))
+    assert (found_small, found_large) == (n, 2 * n)
+    assert large / small < 2.5, (small, large)  # one walk of the module per scope made it ~4
+
+
+def test_positions_computed_once_per_file(monkeypatch):
+    calls, found = _count(monkeypatch, context_mod, "positions", findings_module(100))
+    assert found == 100 and calls == 1
+
+
+def _flow_memory(n: int) -> int:
+    module = parse(long_function(n))
+    ctx = FileContext(module)
+    scope = next(s for s in ctx.index.scopes.values() if s.kind == "function")
+    tracemalloc.start()
+    try:
+        ctx._flow(scope)
+        return tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+
+
+def test_flow_memory_grows_linearly_with_a_long_function():
+    small, large = _flow_memory(1000), _flow_memory(2000)
+    assert large / small < 2.5, (small, large)  # a state copied per statement made it ~4
