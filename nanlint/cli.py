@@ -334,7 +334,6 @@ def _adopt(findings, files, baseline_file, write_baseline, add_noqa, errors, dif
 
 
 def _baseline_filter(findings, files, baseline_file, errors):
-
     try:
         recorded = baseline.load(baseline_file)
     except baseline.BaselineError as exc:

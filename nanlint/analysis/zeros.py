@@ -123,7 +123,6 @@ def site(tree, text: str, sinks: frozenset[str], divide: bool = False, power=Non
 
 @functools.lru_cache(maxsize=None)
 def _vocabulary(sinks: frozenset[str], affine: bool):
-
     # a dropout's output is 0 on every dropped element: a source as a function and as a layer
     layers = last_names(frozenset({o.SOFTMAX_LAYER, o.SIGMOID_LAYER, o.ACTIVATION_LAYER, o.DROPOUT_LAYER}))
     return Vocabulary(

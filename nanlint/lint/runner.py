@@ -70,7 +70,6 @@ class Prefilter:
     """Whether a file can have a finding under one linter, from its raw bytes."""
 
     def __init__(self, linter: Linter) -> None:
-
         self.rules = [r for r in linter.rules if r.code != "NAN001"]
         self.check_parse = linter.check_parse
         self.framework_gate = bool(self.rules) and all(r.frameworks for r in self.rules)
@@ -211,7 +210,6 @@ _MODE: tuple[bool, bool, bool] = (False, False, False)
 
 
 def _worker_init() -> None:
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the workers (a terminal signals them all)
     gc.freeze()  # the inherited objects are never garbage: keep collections from scanning them
     walk.FREEZE_TREES = True
@@ -280,7 +278,6 @@ def _memoized(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-
         with modules.run_memo():
             return fn(*args, **kwargs)
     return wrapper

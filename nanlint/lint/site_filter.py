@@ -129,7 +129,6 @@ class SiteFilter:
         return _DEP_OPS[key]
 
     def _dependencies(self, checked: Checked, path: str | None) -> list[Path]:
-
         if not path or path.startswith("<") or "import" not in checked.text:
             return []
         return list(modules.dependencies(Path(path), checked.text, modules.extra_roots(self.settings)))

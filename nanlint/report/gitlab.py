@@ -11,7 +11,6 @@ from nanlint.lint import baseline
 
 
 def render(run: Run) -> str:
-
     fps = baseline.fingerprints(run.findings, run.cwd)
     issues = []
     for f, fp in zip(run.findings, fps):

@@ -81,7 +81,6 @@ def result(run: Run, f, index: dict[str, int], fingerprint: str) -> dict:
 
 
 def render(run: Run) -> str:
-
     rules = list(all_rules())
     index = {r.code: i for i, r in enumerate(rules)}
     fps = baseline.fingerprints(run.findings, run.cwd)

@@ -80,7 +80,6 @@ class Rule:
 
 @lru_cache(maxsize=None)
 def all_rules() -> tuple[Rule, ...]:
-
     found: dict[str, Rule] = {}
     names: set[str] = set()
     for info in pkgutil.iter_modules(package.__path__):
