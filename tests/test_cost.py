@@ -4,7 +4,9 @@ and the memory the value flow of a function keeps for N and 2N statements."""
 
 from __future__ import annotations
 
+import importlib.util
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
@@ -15,21 +17,13 @@ from nanlint.semantic.context import FileContext
 from nanlint.semantic.resolve import Index
 from nanlint.source.walk import parse
 
-
-def findings_module(n: int) -> str:
-    """``n`` functions, each with one NAN106 (``log(1 + exp(x))``)."""
-    return "import torch\n\n" + "".join(
-        f"def f_{i}(x):\n    return torch.log(1 + torch.exp(x))\n\n" for i in range(n))
-
-
-def long_function(n: int) -> str:
-    """One function of ``n`` statements binding ``n / 2`` names, ending in one NAN101."""
-    lines = ["import tensorflow as tf", "", "def build(x):"]
-    for i in range(n // 2):
-        lines.append(f"    x = tf.nn.relu(tf.matmul(x, W_{i}) + b_{i})")
-        lines.append(f"    h_{i} = tf.reduce_sum(x * {i}, axis=-1)")
-    lines += ["    p = tf.nn.softmax(x)", "    return tf.math.log(p)", ""]
-    return "\n".join(lines)
+# the bench's generators of issue 22's shapes (bench/adversarial.py), so the test counts what the bench times
+_spec = importlib.util.spec_from_file_location("nanlint_adversarial",
+                                               Path(__file__).resolve().parent.parent / "bench" / "adversarial.py")
+adversarial = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(adversarial)
+findings_module = adversarial.findings_file  # n functions, each with one NAN106 (log(1 + exp(x)))
+long_function = adversarial.long_def_file  # one function of n statements, ending in one NAN101
 
 
 def _count(monkeypatch, target, name: str, source: str) -> tuple[int, int]:
