@@ -425,3 +425,20 @@ def test_line_numbers_in_messages_are_the_files_lines():
     assert sorted(messages) == ["NAN101", "NAN504"]
     assert f"(`p` is assigned on line {row['p = F.softmax']})" in messages["NAN101"], messages["NAN101"]
     assert f"on line {row['set_floatx']}" in messages["NAN504"], messages["NAN504"]
+
+
+def test_evidence_in_a_statement_of_its_own_is_kept():
+    """NAN504 needs float16 evidence that stands in a statement of its own
+    (``set_floatx("float16")`` at the top level, the optimizer elsewhere): the reduction
+    keeps the statements that name a rule's evidence words (its ``needs``), not only its ops."""
+    head = ["import tensorflow as tf\n", 'tf.keras.backend.set_floatx("float16")\n']
+    tail = ["opt = tf.keras.optimizers.Adam(learning_rate=1e-3)\n"]
+    text = _big(head, tail)
+    source = text.encode()
+    assert len(source) > large.LARGE
+    rules = [r for r in all_rules() if r.code == "NAN504"]
+    result = Linter(rules).lint_source(source, "big.py")
+    assert result.reduced
+    whole = Linter(rules).lint_source(source, "big.py", site_filter=False)
+    assert [f.code for f in result.findings] == [f.code for f in whole.findings] == ["NAN504"]
+    assert [f.start for f in result.findings] == [f.start for f in whole.findings]

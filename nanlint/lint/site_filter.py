@@ -91,18 +91,20 @@ class SiteFilter:
 
         if len(source) <= large.LARGE or checked.tree is None or self.wanted is None:
             return None
-        return large.reduce(checked.tree, checked.text, sites.last_names(self._reporting(checked.text)))
+        rules = self._reporting(checked.text)
+        ops = frozenset(k for r in rules for group in r.triggers for k in with_implying(group))  # type: ignore[union-attr]
+        # and the words a rule's check reads beside its ops (NAN504's float16 evidence, a
+        # set_floatx("float16") statement of its own): its ``needs`` that are names
+        evidence = frozenset(n for r in rules for n in r.needs if n.isidentifier())
+        return large.reduce(checked.tree, checked.text, sites.last_names(ops) | evidence)
 
-    def _reporting(self, text: str) -> frozenset[str]:
-        """The trigger ops of the rules that can report in ``text``, judged by the names in
-        it (and ``/``, ``**``; never fewer than a scan finds): a rule missing a group of its
-        triggers keeps no statement of a large file (a relu chain with no division is no
-        NAN108's)."""
-
+    def _reporting(self, text: str) -> list[Rule]:
+        """The rules that can report in ``text``, judged by the names in it (and ``/``,
+        ``**``; never fewer than a scan finds): a rule missing a group of its triggers keeps
+        no statement of a large file (a relu chain with no division is no NAN108's)."""
         present = sites.scan(None, text, self.wanted, lambda p: False) | \
             ({sites.SLASH} if "/" in text else set()) | ({sites.POW_HALF} if "**" in text else set())
-        return frozenset(k for r in self._site_rules if r.wanted(text) and r.can_report(present | VALUE_SOURCES)
-                         for group in r.triggers for k in with_implying(group))  # type: ignore[union-attr]
+        return [r for r in self._site_rules if r.wanted(text) and r.can_report(present | VALUE_SOURCES)]
 
     def _dep_ops(self, dep: Path, exact: bool) -> frozenset[str]:
         """The value-source ops an imported project module can hold: read from its tree
