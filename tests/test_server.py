@@ -229,3 +229,81 @@ async def test_request_on_an_unopened_document_is_a_one_line_error(client: Langu
         assert "not open" in text, text
     [diag] = await open_doc(client, tmp_path / "train.py", HAZARD)  # still serving
     assert diag.code == "NAN101"
+
+
+# --- issue 22: the server never blocks -------------------------------------------------------------
+
+SLOW = 3000  # functions, each one finding: several seconds of analysis
+
+
+def slow_text(n: int = SLOW) -> str:
+    return "import torch\n" + "".join(f"\n\ndef f{i}(x):\n    return torch.log(1 + torch.exp(x))\n" for i in range(n))
+
+
+def record_diagnostics(client: LanguageClient) -> list[types.PublishDiagnosticsParams]:
+    """Every publishDiagnostics the client gets, in order (``client.diagnostics`` keeps the last)."""
+    seen: list[types.PublishDiagnosticsParams] = []
+    features = client.protocol.fm.features
+    keep = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def recording(params):
+        seen.append(params)
+        return keep(params)
+
+    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = recording
+    return seen
+
+
+async def published(seen, uri: str, version: int | None = None, timeout: float = 120.0):
+    """The first diagnostics published for ``uri`` (at ``version``); a generous bound only."""
+    for _ in range(int(timeout / 0.05)):
+        for params in seen:
+            if params.uri == uri and (version is None or params.version == version):
+                return params
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no diagnostics for {uri} (version {version}) in {timeout} s: {seen}")
+
+
+def open_text(client: LanguageClient, path: Path, text: str, version: int = 1) -> str:
+    path.write_text(text)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=path.as_uri(), language_id="python", version=version, text=text)))
+    return path.as_uri()
+
+
+@pytest.mark.asyncio
+async def test_a_slow_document_does_not_delay_another(client: LanguageClient, tmp_path):
+    """While a big document is analysed, a small one opened after it gets its diagnostics
+    first, and hover and code actions on it are answered (the big one still unpublished)."""
+    seen = record_diagnostics(client)
+    big = open_text(client, tmp_path / "big.py", slow_text())
+    small_path = tmp_path / "small.py"
+    small = open_text(client, small_path, HAZARD)
+    [diag] = (await published(seen, small)).diagnostics
+    assert diag.code == "NAN101"
+    assert big not in [p.uri for p in seen], "the big document was published before the small one"
+    hover = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(small), types.Position(5, 20)))
+    assert hover.contents.value.startswith("# NAN101 log-softmax")
+    found = await actions(client, small_path, 5)
+    assert any(a.kind == "source.fixAll.nanlint" for a in found)
+    assert big not in [p.uri for p in seen], "hover and code actions waited for the big document"
+    assert len((await published(seen, big)).diagnostics) == SLOW  # and the big one is done too
+
+
+@pytest.mark.asyncio
+async def test_only_the_latest_version_is_published(client: LanguageClient, tmp_path):
+    """Edits that arrive while an older version is analysed: that older analysis is dropped,
+    and only the latest version's diagnostics are published."""
+    seen = record_diagnostics(client)
+    uri = open_text(client, tmp_path / "edited.py", slow_text())
+    await asyncio.sleep(0.5)  # version 1 is being analysed
+    for version, text in ((2, slow_text(SLOW + 1)), (3, HAZARD)):
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=version, uri=uri),
+            [types.TextDocumentContentChangeWholeDocument(text=text)]))
+    latest = await published(seen, uri, version=3)
+    assert [d.code for d in latest.diagnostics] == ["NAN101"]
+    await asyncio.sleep(1.0)  # room for a stale result to (wrongly) arrive late
+    assert [p.version for p in seen if p.uri == uri] == [3]
+    assert [d.code for d in client.diagnostics[uri]] == ["NAN101"]

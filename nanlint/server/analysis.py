@@ -6,6 +6,7 @@ The configuration is resolved exactly as the command line resolves it for that p
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,6 +82,16 @@ def analyse(path: Path, text: str, settings: Settings) -> Analysis:
     out.findings = [f for f in result.findings if f.cell is None]
     out.error = result.error
     return out
+
+
+def warm() -> None:
+    """Analyse a small text once, in the server itself: what the first analysis builds and
+    keeps (rule tables, parsers) is then in every worker forked after it, not rebuilt in each."""
+    try:
+        analyse(Path(tempfile.gettempdir()) / "nanlint-warm.py",
+                "import torch\n\n\ndef f(x):\n    return torch.log(torch.softmax(x, 0))\n", Settings())
+    except Exception:  # noqa: BLE001 - only a head start: a failure here is the real analysis's to report
+        pass
 
 
 def fix_all(path: Path, text: str, settings: Settings, unsafe: bool = False) -> str | None:

@@ -1,6 +1,8 @@
 """``nanlint server``: the Language Server Protocol over stdio, on pygls.
 
-* diagnostics on open, change (debounced) and save, from the editor's text;
+* diagnostics on open, change (debounced) and save, from the editor's text, computed in a
+  worker process per document (worker.py): the protocol never waits on an analysis, an
+  edit kills the analysis of the version before, and a stale result is never published;
 * a quick fix per finding, labelled with its applicability (safe, unsafe), and
   ``# noqa: CODE`` insertion;
 * "Fix all nanlint safe fixes" as ``source.fixAll.nanlint`` (what editors run on save:
@@ -13,10 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from pathlib import Path
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcContentModified, JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
@@ -25,9 +28,10 @@ from nanlint import __version__
 from nanlint.lint import catalogue
 from nanlint.findings import Finding
 from nanlint.fix.fixes import DISPLAY_ONLY, SAFE
-from nanlint.server import analysis
+from nanlint.server import analysis, worker
 
 DEBOUNCE_S = 0.25
+MAX_JOBS = min(8, max(4, os.cpu_count() or 1))  # analyses running at once, one worker process each
 SOURCE = "nanlint"
 FIX_ALL = "source.fixAll.nanlint"
 FIX_ALL_UNSAFE = "source.nanlint.fixAllUnsafe"
@@ -39,11 +43,16 @@ class NanlintServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("nanlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.settings = analysis.Settings()
-        self.analyses: dict[str, tuple[int | None, analysis.Analysis]] = {}  # uri -> (version, analysis)
-        self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.analyses: dict[str, tuple[int | None, analysis.Analysis | None]] = {}  # uri -> (version, analysis)
+        self.linting: dict[str, tuple[int | None, asyncio.Task]] = {}  # uri -> (version, its lint task)
+        self.slots: asyncio.Semaphore | None = None  # at most MAX_JOBS analyses at a time
         self.shown_errors: set[str] = set()
 
     # --- documents -> analyses ------------------------------------------------------------
+    # Every analysis runs in a worker process (worker.py); the protocol thread only starts
+    # it, waits for it without blocking, and publishes. One task per document lints its
+    # latest version: an edit cancels the task of the version before (killing its worker),
+    # and a result whose version is no longer the document's is never published.
     def path_of(self, uri: str) -> Path:
         path = to_fs_path(uri) if uri.startswith("file:") else None
         if path is None:  # an unsaved buffer: lint it as a file in the workspace root
@@ -51,41 +60,87 @@ class NanlintServer(LanguageServer):
             return Path(root) / "untitled.py"
         return Path(path)
 
-    def analyse(self, uri: str) -> analysis.Analysis | None:
+    def lintable(self, uri: str) -> bool:
         doc = self.workspace.get_text_document(uri)
         path = self.path_of(uri)
-        if path.suffix == ".ipynb" or (path.suffix not in (".py", ".pyi") and doc.language_id != "python"):
-            return None  # notebooks are linted by the command line (cells); other languages not at all
-        cached = self.analyses.get(uri)
-        if cached is not None and cached[0] == doc.version and doc.version is not None:
-            return cached[1]
-        result = analysis.analyse(path, doc.source, self.settings)
-        self.analyses[uri] = (doc.version, result)
-        if result.error and result.error not in self.shown_errors:
+        # notebooks are linted by the command line (cells); other languages not at all
+        return path.suffix != ".ipynb" and (path.suffix in (".py", ".pyi") or doc.language_id == "python")
+
+    async def compute(self, fn, *args):
+        """``fn(*args)`` in a worker process, once a slot is free; killed if cancelled."""
+        if self.slots is None:
+            self.slots = asyncio.Semaphore(MAX_JOBS)
+        async with self.slots:
+            job = worker.run(fn, *args)
+            try:
+                return await job.future
+            finally:
+                job.kill()  # nothing left to do when it is done; stops the child when cancelled
+
+    async def lint(self, uri: str, version: int | None, delay: float) -> analysis.Analysis | None:
+        """Analyse the document as it is at ``version`` and publish, unless a newer version came."""
+        if delay:
+            await asyncio.sleep(delay)
+        if uri not in self.workspace.text_documents:
+            return None
+        doc = self.workspace.get_text_document(uri)
+        if doc.version != version:
+            return None  # a newer edit has its own task
+        path = self.path_of(uri)
+        result = None
+        if self.lintable(uri):
+            try:
+                result = await self.compute(analysis.analyse, path, doc.source, self.settings)
+            except worker.WorkerError as exc:
+                result = analysis.Analysis(path, error=str(exc))
+        if self.workspace.text_documents.get(uri) is not doc or doc.version != version:
+            return None  # stale (edited, or closed and opened again): never published
+        self.analyses[uri] = (version, result)
+        if result is not None and result.error and result.error not in self.shown_errors:
             self.shown_errors.add(result.error)
             self.window_show_message(types.ShowMessageParams(types.MessageType.Error,
                                                              f"nanlint: error: {result.error}"))
+        diagnostics = [self.diagnostic(doc, f) for f in result.findings] if result is not None else []
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diagnostics, version))
         return result
 
-    def publish(self, uri: str) -> None:
-        self.pending.pop(uri, None)
-        if uri not in self.workspace.text_documents:
-            return
-        found = self.analyse(uri)
-        doc = self.workspace.get_text_document(uri)
-        diagnostics = [self.diagnostic(doc, f) for f in found.findings] if found is not None else []
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diagnostics, doc.version))
+    def schedule(self, uri: str, delay: float = 0.0) -> asyncio.Task:
+        """Lint the document's current version after ``delay``, dropping the older one's work."""
+        self.cancel(uri)
+        version = self.workspace.get_text_document(uri).version
+        task = asyncio.ensure_future(self.lint(uri, version, delay))
+        self.linting[uri] = (version, task)
+        return task
 
-    def schedule(self, uri: str) -> None:
-        handle = self.pending.pop(uri, None)
-        if handle is not None:
-            handle.cancel()
-        self.pending[uri] = asyncio.get_running_loop().call_later(DEBOUNCE_S, self.publish, uri)
+    def cancel(self, uri: str) -> None:
+        _, task = self.linting.pop(uri, (None, None))
+        if task is not None and not task.done():
+            task.cancel()
+
+    async def current(self, uri: str):
+        """(the analysis of the document's current version, the document), waiting for it if
+        it is being computed; an error ``ContentModified`` if edits keep outrunning it."""
+        for _ in range(5):
+            doc = self.workspace.get_text_document(uri)
+            cached = self.analyses.get(uri)
+            if cached is not None and cached[0] == doc.version and doc.version is not None:
+                return cached[1], doc
+            version, task = self.linting.get(uri, (None, None))
+            if task is None or task.done() or version != doc.version:
+                task = self.schedule(uri)
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:
+                if not task.cancelled():
+                    raise  # this request was cancelled, not the analysis
+            if uri not in self.workspace.text_documents:
+                break
+        raise JsonRpcContentModified(f"nanlint: {uri} changed while it was being analysed")
 
     def relint_all(self) -> None:
         self.analyses.clear()
         for uri in list(self.workspace.text_documents):
-            self.publish(uri)
+            self.schedule(uri)
 
     # --- conversions ---------------------------------------------------------------------------
     @staticmethod
@@ -124,14 +179,14 @@ class NanlintServer(LanguageServer):
             types.OptionalVersionedTextDocumentIdentifier(doc.uri, doc.version), edits)])
 
     # --- requests -------------------------------------------------------------------------------
-    def answer(self, handler, params):
+    async def answer(self, handler, params):
         """``handler(params)``, failing as an LSP error of one line: the editor shows the
         message; the Python traceback of an unexpected error is logged at debug level only."""
         uri = params.text_document.uri
         if uri not in self.workspace.text_documents:
             raise JsonRpcInvalidParams(f"nanlint: {uri} is not open (send textDocument/didOpen first)")
         try:
-            return handler(params)
+            return await handler(params)
         except JsonRpcException:
             raise
         except Exception as exc:  # noqa: BLE001 - a bug: one line to the editor, the trace to the debug log
@@ -140,12 +195,12 @@ class NanlintServer(LanguageServer):
                                        f"{' '.join(f'{type(exc).__name__}: {exc}'.split())[:300]}") from None
 
     # --- code actions ---------------------------------------------------------------------------
-    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+    async def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
-        found = self.analyse(uri)
+        found, doc = await self.current(uri)
         if found is None or found.excluded:
             return []
-        doc = self.workspace.get_text_document(uri)
+        version, source = doc.version, doc.source
         only = params.context.only
 
         def wanted(kind: str) -> bool:  # "source.fixAll" asks for "source.fixAll.nanlint" too
@@ -178,24 +233,33 @@ class NanlintServer(LanguageServer):
                             kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
                             edit=self.edit(doc, [types.TextEdit(rng, line)])))
         if wanted(FIX_ALL) and any(f.fixable(False) for f in found.findings):
-            fixed = analysis.fix_all(found.path, doc.source, self.settings)
+            fixed = await self.fixed(found.path, source, version, doc)
             if fixed is not None:
                 actions.append(types.CodeAction(title="Fix all nanlint safe fixes",
                                                 kind=FIX_ALL, edit=self.whole(doc, fixed)))
         if wanted(FIX_ALL_UNSAFE) and only and found.unsafe \
                 and any(f.fixable(True) and not f.fixable(False) for f in found.findings):
-            fixed = analysis.fix_all(found.path, doc.source, self.settings, unsafe=True)
+            fixed = await self.fixed(found.path, source, version, doc, unsafe=True)
             if fixed is not None:
                 actions.append(types.CodeAction(title="Fix all nanlint fixes, including unsafe ones",
                                                 kind=FIX_ALL_UNSAFE,
                                                 edit=self.whole(doc, fixed)))
         return actions
 
-    def hover(self, params: types.HoverParams) -> types.Hover | None:
-        found = self.analyse(params.text_document.uri)
+    async def fixed(self, path: Path, source: str, version: int | None, doc, unsafe: bool = False) -> str | None:
+        """The fixed text, computed in a worker; ``ContentModified`` if the document changed meanwhile."""
+        try:
+            fixed = await self.compute(analysis.fix_all, path, source, self.settings, unsafe)
+        except worker.WorkerError:
+            fixed = None
+        if doc.version != version:
+            raise JsonRpcContentModified(f"nanlint: {doc.uri} changed while its fixes were computed")
+        return fixed
+
+    async def hover(self, params: types.HoverParams) -> types.Hover | None:
+        found, doc = await self.current(params.text_document.uri)
         if found is None:
             return None
-        doc = self.workspace.get_text_document(params.text_document.uri)
         point = types.Range(params.position, params.position)
         for f in found.findings:
             rng = self.range_of(doc, f.start, f.end)
@@ -221,6 +285,7 @@ def create() -> NanlintServer:
     @server.feature(types.INITIALIZE)
     def initialize(ls: NanlintServer, params: types.InitializeParams) -> None:
         ls.settings = analysis.Settings.from_client(params.initialization_options)
+        analysis.warm()  # once: every worker forked later starts warm
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: NanlintServer, params: types.DidChangeConfigurationParams) -> None:
@@ -231,33 +296,31 @@ def create() -> NanlintServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: NanlintServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.publish(params.text_document.uri)
+        ls.schedule(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: NanlintServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri)
+        ls.schedule(params.text_document.uri, DEBOUNCE_S)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: NanlintServer, params: types.DidSaveTextDocumentParams) -> None:
         ls.analyses.pop(params.text_document.uri, None)  # the config next to it may have changed too
-        ls.publish(params.text_document.uri)
+        ls.schedule(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: NanlintServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
-        handle = ls.pending.pop(uri, None)
-        if handle is not None:
-            handle.cancel()
+        ls.cancel(uri)
         ls.analyses.pop(uri, None)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=KINDS))
-    def code_action(ls: NanlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        return ls.answer(ls.code_actions, params)
+    async def code_action(ls: NanlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return await ls.answer(ls.code_actions, params)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: NanlintServer, params: types.HoverParams) -> types.Hover | None:
-        return ls.answer(ls.hover, params)
+    async def hover(ls: NanlintServer, params: types.HoverParams) -> types.Hover | None:
+        return await ls.answer(ls.hover, params)
 
     return server
 
