@@ -59,7 +59,8 @@ def sources() -> list[tuple[str, bytes, dict, list[str] | None]]:
 
 
 def local() -> dict:
-    from nanlint_api import Linter, all_rules
+    from nanlint.lint.engine import Linter
+    from nanlint.rules.base import all_rules
 
     rules = all_rules()
     out = {}
@@ -105,6 +106,5 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if differences else 0
 
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 if __name__ == "__main__":
     sys.exit(main())

@@ -92,13 +92,13 @@ def _merge(*envs: Env | None) -> Env | None:
 def _merge_level(parts: list, depth: int):
     """Merge trie levels (depth 2: roots, 1: nodes, 0: leaves); a part shared by
     every state, or present in one only, is kept as it is."""
+    live = [p for p in parts if p is not None]
+    if not live:
+        return None
+    first = live[0]
+    if all(p is first for p in live[1:]):
+        return first
     if depth == 0:
-        live = [p for p in parts if p is not None]
-        if not live:
-            return None
-        first = live[0]
-        if all(p is first for p in live[1:]):
-            return first
         out: dict = {}
         for e in live:
             for name, bindings in e.items():
@@ -109,12 +109,6 @@ def _merge_level(parts: list, depth: int):
                     out[name] = have + tuple(b for b in bindings if all(b is not h for h in have))
         # a name unbound on one path may be unbound at the merge: keep what the others bind
         return out
-    live = [p for p in parts if p is not None]
-    if not live:
-        return None
-    first = live[0]
-    if all(p is first for p in live[1:]):
-        return first
     return tuple(_merge_level([p[k] for p in live], depth - 1) for k in range(_FAN))
 
 
