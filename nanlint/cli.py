@@ -96,6 +96,10 @@ CHECK_OPTIONS = [
     click.option("--unsafe-fixes", "unsafe_fixes", is_flag=True, default=None,
                  help="Also apply (and show as fixable) unsafe fixes."),
     click.option("--no-unsafe-fixes", "unsafe_fixes", flag_value=False, help="Do not apply unsafe fixes."),
+    click.option("--may", "may", is_flag=True, default=None,
+                 help="Also report findings on weak evidence (the may tier): a hazard that happens only "
+                      "if something the code does not show holds; enables NAN109 and NAN110."),
+    click.option("--no-may", "may", flag_value=False, help="Report only findings on strong evidence."),
     click.option("--diff", is_flag=True, help="Show the fixes as a diff; write nothing."),
     click.option("--select", "select", default=None,
                  help="Comma-separated rules to enable (codes, prefixes, names, ALL)."),
@@ -148,7 +152,7 @@ def check_options(f):
 
 @main.command("check", short_help="Lint (and fix) files; the default command.")
 @check_options
-def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude, extend_exclude, force_exclude,
+def check(paths, fix, unsafe_fixes, may, diff, select, extend_select, ignore, exclude, extend_exclude, force_exclude,
           stdin_filename, fmt, exit_zero, exit_non_zero_on_fix, config_file, isolated, quiet,
           verbose, output_file, statistics, show_fixes, baseline_file, write_baseline, add_noqa,
           jobs, no_cache, cache_dir, no_prefilter) -> None:
@@ -169,7 +173,7 @@ def check(paths, fix, unsafe_fixes, diff, select, extend_select, ignore, exclude
     options = project_mod.Options(
         select=_split(select) if select is not None else None, extend_select=_split(extend_select),
         ignore=_split(ignore), exclude=_split(exclude) if exclude is not None else None,
-        extend_exclude=_split(extend_exclude), unsafe_fixes=unsafe_fixes, force_exclude=force_exclude,
+        extend_exclude=_split(extend_exclude), unsafe_fixes=unsafe_fixes, may=may, force_exclude=force_exclude,
         config_file=config_file, isolated=isolated)
     try:
         project = project_mod.resolve([stdin_filename] if stdin and stdin_filename else [] if stdin else paths,

@@ -22,6 +22,7 @@ class Config:
     extend_exclude: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     unsafe_fixes: bool | None = None
+    may: bool | None = None  # the may tier: also report findings on weak evidence
     force_exclude: bool | None = None  # excludes apply to files named explicitly too
     frameworks: dict[str, str] = field(default_factory=dict)  # framework -> target version
     src: list[str] = field(default_factory=list)  # import roots of the project (absolute paths)
@@ -60,6 +61,10 @@ def _validate(table: dict, source: Path) -> Config:
             if not isinstance(value, bool):
                 raise ConfigError(f"{source}: [tool.nanlint] unsafe-fixes must be true or false, got {value!r}")
             config.unsafe_fixes = value
+        elif key == "may":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{source}: [tool.nanlint] may must be true or false, got {value!r}")
+            config.may = value
         elif key == "force-exclude":
             if not isinstance(value, bool):
                 raise ConfigError(f"{source}: [tool.nanlint] force-exclude must be true or false, got {value!r}")
@@ -79,7 +84,7 @@ def _validate(table: dict, source: Path) -> Config:
             config.src = [str((source.parent / p).resolve()) for p in _str_list(key, value, source)]
         else:
             known = ("select, extend-select, ignore, exclude, extend-exclude, force-exclude, per-file-ignores, "
-                     "unsafe-fixes, frameworks, src")
+                     "unsafe-fixes, may, frameworks, src")
             raise ConfigError(f"{source}: unknown key {key!r} in [tool.nanlint] (known: {known})")
     return config
 

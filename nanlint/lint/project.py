@@ -26,6 +26,7 @@ class Options:
     exclude: list[str] | None = None
     extend_exclude: list[str] = field(default_factory=list)
     unsafe_fixes: bool | None = None
+    may: bool | None = None  # None: the configuration's ``may``
     force_exclude: bool | None = None
     config_file: Path | None = None
     isolated: bool = False
@@ -76,11 +77,13 @@ def resolve(paths: Sequence[Path], options: Options) -> Project:
     _check(list(options.select or []), "--select")
     _check(options.extend_select, "--extend-select")
     _check(options.ignore, "--ignore")
+    may = options.may if options.may is not None else bool(cfg.may)
     rules = selection.select_rules(
         all_rules(),
         options.select if options.select is not None else cfg.select,
         cfg.extend_select + list(options.extend_select),
         cfg.ignore + list(options.ignore),
+        may=may,
     )
     unsafe = options.unsafe_fixes if options.unsafe_fixes is not None else bool(cfg.unsafe_fixes)
     force = options.force_exclude if options.force_exclude is not None else bool(cfg.force_exclude)
@@ -93,4 +96,6 @@ def resolve(paths: Sequence[Path], options: Options) -> Project:
     excludes += tuple(cfg.extend_exclude) + tuple(options.extend_exclude)
     # --isolated: no config and no dependency pins read from the project either
     settings = {"frameworks": cfg.frameworks, "root": None if options.isolated else cfg.root, "src": cfg.src}
+    if may:
+        settings["may"] = True
     return Project(cfg, rules, unsafe, excludes, force, settings)

@@ -50,10 +50,12 @@ def check(selectors: Iterable[str], rules: Sequence[Rule], where: str = "") -> N
 
 
 def select_rules(rules: Sequence[Rule], select: Sequence[str] | None, extend_select: Sequence[str],
-                 ignore: Sequence[str]) -> list[Rule]:
+                 ignore: Sequence[str], may: bool = False) -> list[Rule]:
+    """``may``: the may tier; with the default selection it also enables the rules whose
+    every finding is on weak evidence (``Rule.may_tier``)."""
     check(list(select or []) + list(extend_select) + list(ignore), rules)
     if select is None:
-        chosen = [r for r in rules if r.default]
+        chosen = [r for r in rules if r.default or (may and r.may_tier)]
     else:
         chosen = [r for r in rules if any(matches(s, r) for s in select)]
     for r in rules:

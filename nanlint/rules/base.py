@@ -30,6 +30,9 @@ class Rule:
     summary: ClassVar[str]  # one line, for ``nanlint rule --all``
     fix: ClassVar[str | None] = None  # best applicability the rule offers: safe/unsafe/display-only
     default: ClassVar[bool] = True  # False: opt-in (enabled only when selected)
+    # True: every finding of the rule is on weak evidence (NAN109, NAN110): the may tier
+    # (``--may``, ``may = true``) enables it with the weak findings of the other rules
+    may_tier: ClassVar[bool] = False
     frameworks: ClassVar[tuple[str, ...]] = ALL_FRAMEWORKS
     supersedes: ClassVar[tuple[str, ...]] = ()  # codes whose findings inside ours are dropped
     # Prefilter: the file is skipped unless its source contains one of these

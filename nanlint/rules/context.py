@@ -31,6 +31,7 @@ class RawFinding:
     fix: fixes.Fix | None = None
     code: str = ""
     name: str = ""
+    may: bool = False  # weak evidence: reported only with the may tier (``--may``)
 
 
 class RuleContext(FileContext):
@@ -45,10 +46,15 @@ class RuleContext(FileContext):
         self.crashes: list[str] = []  # one line per rule that raised (the engine reports them)
 
     def report(self, node: cst.CSTNode, message: str, fix: fixes.Fix | None = None,
-               rule: Reporting | None = None) -> None:
+               rule: Reporting | None = None, may: bool = False) -> None:
+        """A finding at ``node``.  ``may``: the evidence is weak (the hazard happens only if
+        something the code does not show holds): reported only when the run asks for the
+        may tier (``--may``, ``may = true``); a finding on strong evidence always is."""
         rule = rule or self.rule
         assert rule is not None
-        self.findings.append(RawFinding(rule, node, message, fix, rule.code, rule.name))
+        if may and not self.settings.get("may"):
+            return
+        self.findings.append(RawFinding(rule, node, message, fix, rule.code, rule.name, may))
 
     # --- fix spelling (nanlint.fix.spelling) -------------------------------------------
     def spell(self, framework: Framework, op: str, scope: Scope,

@@ -17,6 +17,7 @@ class UnguardedLog(Rule):
     summary = "log of a value not shown to be positive (no epsilon, clip or maximum): opt-in audit"
     fix = fixes.DISPLAY_ONLY
     default = False
+    may_tier = True
     needs = ("log",)
     triggers = (frozenset({o.LOG}),)
 

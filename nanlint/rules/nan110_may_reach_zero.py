@@ -27,6 +27,7 @@ class MayReachZero(Rule):
     summary = "log, division or root of a value that reaches 0 on weaker evidence (a given mask's count, a non-logit sigmoid)"
     fix = fixes.UNSAFE
     default = False  # opt-in: the weak classes are mostly false on training code (docs/zero-rules.md)
+    may_tier = True
     supersedes = ("NAN109",)
     needs = tuple(dict.fromkeys(n for r in _RULES for n in r.needs))
     # a sink of one of the three rules (or a source op: ``x ** -1`` and ``x ** 0.25`` have no
