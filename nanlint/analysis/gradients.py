@@ -17,7 +17,7 @@ from nanlint.vocabulary import ops as o
 from nanlint.semantic.context import FileContext
 from nanlint.analysis.facts import gradient_free
 from nanlint.semantic.resolve import Scope
-from nanlint.source.walk import FastVisitor
+from nanlint.semantic.navigation import enclosing, inside, scope_at, stored, variable_names
 
 # --- values that are never differentiated ------------------------------------------------------
 # A gradient hazard (NAN201-NAN205) needs a gradient: a value whose every use is one of
@@ -54,13 +54,13 @@ def not_differentiated(ctx: FileContext, node: cst.CSTNode, framework: o.Framewo
     ``if sqrt(sum(d**2)) < tol`` at d = 0 leaves the gradient finite; JAX cannot even trace it)."""
     return (_under_no_grad(ctx, node) or _in_pallas_kernel(ctx, node) or _inference_only(ctx, node, 2)
             or _custom_derivative(ctx, node) or _inference_location(ctx) or _declared_not_differentiable(ctx, node)
-            or (isinstance(node, cst.BaseExpression) and gradient_free(ctx, node, _scope_at(ctx, node)))
+            or (isinstance(node, cst.BaseExpression) and gradient_free(ctx, node, scope_at(ctx, node)))
             or _sinks_only(ctx, node, framework, _NAME_DEPTH))
 
 
 def _declared_not_differentiable(ctx: FileContext, node: cst.CSTNode) -> bool:
     """In a method of a class that says ``is_differentiable = False`` (torchmetrics' metrics)."""
-    cls = _enclosing(ctx, node, cst.ClassDef)
+    cls = enclosing(ctx, node, cst.ClassDef)
     if not isinstance(cls, cst.ClassDef):
         return False
     scope = ctx.index.scopes.get(id(cls))
@@ -87,7 +87,7 @@ def _custom_derivative(ctx: FileContext, node: cst.CSTNode) -> bool:
     """Inside a function whose derivative is hand-written (``@tf.custom_gradient``,
     ``@jax.custom_vjp``, ``@once_differentiable``) or the ``backward`` of a
     ``torch.autograd.Function``: autodiff never runs through it."""
-    n = _enclosing(ctx, node, cst.FunctionDef)
+    n = enclosing(ctx, node, cst.FunctionDef)
     while n is not None:
         for d in n.decorators:  # type: ignore[attr-defined]
             target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
@@ -96,12 +96,12 @@ def _custom_derivative(ctx: FileContext, node: cst.CSTNode) -> bool:
             if name in CUSTOM_DERIVATIVE_DECORATORS:
                 return True
         if n.name.value == "backward":  # type: ignore[attr-defined]
-            cls = _enclosing(ctx, n, (cst.ClassDef, cst.FunctionDef))
+            cls = enclosing(ctx, n, (cst.ClassDef, cst.FunctionDef))
             if isinstance(cls, cst.ClassDef) and any(
                     (b.value.attr.value if isinstance(b.value, cst.Attribute) else getattr(b.value, "value", ""))
                     == "Function" for b in cls.bases):
                 return True
-        n = _enclosing(ctx, n, cst.FunctionDef)
+        n = enclosing(ctx, n, cst.FunctionDef)
     return False
 
 
@@ -110,14 +110,14 @@ def _inference_only(ctx: FileContext, node: cst.CSTNode, depth: int) -> bool:
     (a helper only called from ``@torch.no_grad()`` methods or ``no_grad`` blocks)."""
     if depth <= 0:
         return False
-    fdef = _enclosing(ctx, node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+    fdef = enclosing(ctx, node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
     if not isinstance(fdef, cst.FunctionDef):
         return False
     fscope = ctx.index.scopes.get(id(fdef))
     if fscope is None:
         return False
     sites = ctx.call_sites(fscope)
-    if not sites or len(sites) != len(_names(ctx).get(fdef.name.value, ())) + _attribute_refs(ctx, fdef):
+    if not sites or len(sites) != len(variable_names(ctx).get(fdef.name.value, ())) + _attribute_refs(ctx, fdef):
         return False  # never called here, or referenced otherwise (a callback, exported)
     return all(_under_no_grad(ctx, call) or _inference_only(ctx, call, depth - 1) for call, _ in sites)
 
@@ -138,21 +138,11 @@ def _count_self_attributes(ctx: FileContext) -> dict[str, int]:
     return refs
 
 
-def _scope_at(ctx: FileContext, node: cst.CSTNode) -> Scope:
-    n: cst.CSTNode | None = node
-    while n is not None:
-        scope = ctx.index.scopes.get(id(n))
-        if scope is not None:
-            return scope
-        n = ctx.parent(n)
-    return ctx.index.module_scope
-
-
 def _under_no_grad(ctx: FileContext, node: cst.CSTNode) -> bool:
     n = ctx.parent(node)
     while n is not None:
         if isinstance(n, cst.With):
-            scope = _scope_at(ctx, n)
+            scope = scope_at(ctx, n)
             contexts = {ctx.index.qualname(item.item.func, scope) for item in n.items
                         if isinstance(item.item, cst.Call)}
             if contexts & GRAD_CONTEXTS:
@@ -161,7 +151,7 @@ def _under_no_grad(ctx: FileContext, node: cst.CSTNode) -> bool:
                 return True
         if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):  # a with block does not reach a def in it
             if isinstance(n, cst.FunctionDef):
-                scope = _scope_at(ctx, ctx.parent(n) or n)
+                scope = scope_at(ctx, ctx.parent(n) or n)
                 for d in n.decorators:
                     target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
                     if ctx.index.qualname(target, scope) in NO_GRAD_CONTEXTS:
@@ -181,7 +171,7 @@ def _sinks_only(ctx: FileContext, node: cst.CSTNode, framework: o.Framework | No
             call = ctx.parent(parent)
             if not isinstance(call, cst.Call):
                 return False
-            scope = _scope_at(ctx, call)
+            scope = scope_at(ctx, call)
             if _sink_call(ctx, call, scope):
                 return True
             qual = ctx.index.qualname(call.func, scope)
@@ -194,7 +184,7 @@ def _sinks_only(ctx: FileContext, node: cst.CSTNode, framework: o.Framework | No
             if isinstance(call, cst.Call) and call.func is parent:
                 if parent.attr.value in TO_PYTHON_METHODS:
                     return True
-                op = ctx.op_call(call, _scope_at(ctx, call))
+                op = ctx.op_call(call, scope_at(ctx, call))
                 if op is not None and op.op == o.STOP_GRADIENT:
                     return True
                 cur = call
@@ -251,74 +241,15 @@ def _test_case(ctx: FileContext, cls: Scope | None, depth: int = 3) -> bool:
 
 def _name_uses_sinks(ctx: FileContext, stmt: cst.CSTNode, name: str, framework, depth: int) -> bool:
     """Every read of the local ``name`` (assigned by ``stmt``) in its function is a sink."""
-    fdef = _enclosing(ctx, stmt, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+    fdef = enclosing(ctx, stmt, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
     if not isinstance(fdef, cst.FunctionDef):
         return False  # a module or class attribute can be read from anywhere
     scope = ctx.index.scopes.get(id(fdef))
     if scope is None or name in scope.globals or any(
             isinstance(b.node, cst.Nonlocal) for b in scope.bindings.get(name, ())):
         return False
-    reads = [n for n in _names(ctx).get(name, ()) if not _stored(ctx, n) and _inside(ctx, n, fdef.body)]
+    reads = [n for n in variable_names(ctx).get(name, ()) if not stored(ctx, n) and inside(ctx, n, fdef.body)]
     return all(_sinks_only(ctx, n, framework, depth) for n in reads)
-
-
-def _enclosing(ctx: FileContext, node: cst.CSTNode, kinds) -> cst.CSTNode | None:
-    n = ctx.parent(node)
-    while n is not None and not isinstance(n, kinds):
-        n = ctx.parent(n)
-    return n
-
-
-def _inside(ctx: FileContext, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
-    n: cst.CSTNode | None = node
-    while n is not None:
-        if n is ancestor:
-            return True
-        n = ctx.parent(n)
-    return False
-
-
-def _stored(ctx: FileContext, name: cst.Name) -> bool:
-    """``name`` is a binding target (``x = ``, ``for x in``, ``as x``, ``del x``), not a read."""
-    n: cst.CSTNode = name
-    parent = ctx.parent(n)
-    while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
-        n, parent = parent, ctx.parent(parent)
-    if isinstance(parent, (cst.AssignTarget, cst.AsName, cst.Del)):
-        return True
-    return isinstance(parent, (cst.AnnAssign, cst.For, cst.CompFor)) and parent.target is n
-
-
-def _names(ctx: FileContext) -> dict[str, list[cst.Name]]:
-    """Every ``Name`` of the file that names a variable (not an attribute, keyword or
-    definition), by identifier; computed once per file, on first use."""
-    return ctx.memo("gradients.variable_names", lambda: _collect_names(ctx))
-
-
-def _collect_names(ctx: FileContext) -> dict[str, list[cst.Name]]:
-    found: dict[str, list[cst.Name]] = {}
-    _NameCollector(found, ctx).on_visit(ctx.module)
-    return found
-
-
-class _NameCollector(FastVisitor, cst.CSTVisitor):
-    def __init__(self, out: dict[str, list[cst.Name]], ctx: FileContext) -> None:
-        self.out, self.ctx = out, ctx
-
-    def visit_Name(self, node: cst.Name) -> None:
-        parent = self.ctx.parent(node)
-        if isinstance(parent, cst.Attribute) and parent.attr is node:
-            return
-        if isinstance(parent, cst.NameItem) or (isinstance(parent, cst.Arg) and parent.keyword is node) or (
-                isinstance(parent, (cst.Param, cst.FunctionDef, cst.ClassDef)) and parent.name is node):
-            return
-        self.out.setdefault(node.value, []).append(node)
-
-    def visit_Import(self, node) -> bool:
-        return False
-
-    def visit_ImportFrom(self, node) -> bool:
-        return False
 
 
 def _in_pallas_kernel(ctx: FileContext, node: cst.CSTNode) -> bool:
@@ -326,11 +257,11 @@ def _in_pallas_kernel(ctx: FileContext, node: cst.CSTNode) -> bool:
     to ``pallas_call``, or a private function only referenced from such kernels:
     kernels are lowered, never autodiffed."""
     kernels = ctx.memo("gradients.pallas_kernels", lambda: _pallas_kernels(ctx))
-    n = _enclosing(ctx, node, cst.FunctionDef)
+    n = enclosing(ctx, node, cst.FunctionDef)
     while n is not None:
         if id(n) in kernels:
             return True
-        n = _enclosing(ctx, n, cst.FunctionDef)
+        n = enclosing(ctx, n, cst.FunctionDef)
     return False
 
 
@@ -352,7 +283,7 @@ def _pallas_kernels(ctx: FileContext) -> set[int]:
     while grew:  # a private helper referenced only from kernels runs only in kernels
         grew = False
         for fdef in private:
-            refs = _names(ctx).get(fdef.name.value, ())
+            refs = variable_names(ctx).get(fdef.name.value, ())
             if id(fdef) not in kernels and refs and all(
                     any(id(f) in kernels for f in _functions_around(ctx, r)) for r in refs):
                 kernels.add(id(fdef))
@@ -361,7 +292,7 @@ def _pallas_kernels(ctx: FileContext) -> set[int]:
 
 
 def _functions_around(ctx: FileContext, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    n = _enclosing(ctx, node, cst.FunctionDef)
+    n = enclosing(ctx, node, cst.FunctionDef)
     while n is not None:
         yield n
-        n = _enclosing(ctx, n, cst.FunctionDef)
+        n = enclosing(ctx, n, cst.FunctionDef)

@@ -1,0 +1,80 @@
+"""Finding one's way in a file's tree: the scope a node runs in, its enclosing
+definitions, whether a name is read or stored, and every variable ``Name`` of the file
+by identifier (collected once per file)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from nanlint.semantic.context import FileContext
+from nanlint.semantic.resolve import Scope
+from nanlint.source.walk import FastVisitor
+
+
+def scope_at(ctx: FileContext, node: cst.CSTNode) -> Scope:
+    n: cst.CSTNode | None = node
+    while n is not None:
+        scope = ctx.index.scopes.get(id(n))
+        if scope is not None:
+            return scope
+        n = ctx.parent(n)
+    return ctx.index.module_scope
+
+
+def enclosing(ctx: FileContext, node: cst.CSTNode, kinds) -> cst.CSTNode | None:
+    n = ctx.parent(node)
+    while n is not None and not isinstance(n, kinds):
+        n = ctx.parent(n)
+    return n
+
+
+def inside(ctx: FileContext, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
+    n: cst.CSTNode | None = node
+    while n is not None:
+        if n is ancestor:
+            return True
+        n = ctx.parent(n)
+    return False
+
+
+def stored(ctx: FileContext, name: cst.Name) -> bool:
+    """``name`` is a binding target (``x = ``, ``for x in``, ``as x``, ``del x``), not a read."""
+    n: cst.CSTNode = name
+    parent = ctx.parent(n)
+    while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+        n, parent = parent, ctx.parent(parent)
+    if isinstance(parent, (cst.AssignTarget, cst.AsName, cst.Del)):
+        return True
+    return isinstance(parent, (cst.AnnAssign, cst.For, cst.CompFor)) and parent.target is n
+
+
+def variable_names(ctx: FileContext) -> dict[str, list[cst.Name]]:
+    """Every ``Name`` of the file that names a variable (not an attribute, keyword or
+    definition), by identifier; computed once per file, on first use."""
+    return ctx.memo("navigation.variable_names", lambda: _collectvariable_names(ctx))
+
+
+def _collectvariable_names(ctx: FileContext) -> dict[str, list[cst.Name]]:
+    found: dict[str, list[cst.Name]] = {}
+    _NameCollector(found, ctx).on_visit(ctx.module)
+    return found
+
+
+class _NameCollector(FastVisitor, cst.CSTVisitor):
+    def __init__(self, out: dict[str, list[cst.Name]], ctx: FileContext) -> None:
+        self.out, self.ctx = out, ctx
+
+    def visit_Name(self, node: cst.Name) -> None:
+        parent = self.ctx.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            return
+        if isinstance(parent, cst.NameItem) or (isinstance(parent, cst.Arg) and parent.keyword is node) or (
+                isinstance(parent, (cst.Param, cst.FunctionDef, cst.ClassDef)) and parent.name is node):
+            return
+        self.out.setdefault(node.value, []).append(node)
+
+    def visit_Import(self, node) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node) -> bool:
+        return False
