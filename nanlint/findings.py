@@ -36,6 +36,7 @@ class Finding:
     edits: list[Edit] = field(default_factory=list)
     snippet: str = ""  # the flagged source text (baseline fingerprints)
     cell: int | None = None  # notebooks: the cell number (rows are then within the cell)
+    may: bool = False  # on weak evidence: reported only with the may tier (``--may``)
 
     @property
     def noqa_row(self) -> int:

@@ -123,7 +123,8 @@ def lint_corpus(packages: list[Package], jobs: int | None = None, rules=None,
 
     rules = corpus_rules() if rules is None else rules
     # The corpus targets the framework versions installed with it (version-aware rules).
-    settings = {"frameworks": {p.name: p.version for p in packages}, "root": None}
+    # the may tier too: its findings are recorded apart from the default ones ("may": true)
+    settings = {"frameworks": {p.name: p.version for p in packages}, "root": None, "may": True}
     linter = Linter(rules, settings)
     files: list[Path] = []
     owner: dict[Path, Package] = {}
@@ -157,7 +158,7 @@ def lint_corpus(packages: list[Package], jobs: int | None = None, rules=None,
             expr = normalize(span_text(lines, f.start, f.end))
             k = (f.code, expr)
             entries.append({"package": pkg.name, "path": rel, "code": f.code, "expr": expr,
-                            "n": seen[k], "line": f.start[0], "message": f.message})
+                            "n": seen[k], "line": f.start[0], "message": f.message, "may": f.may})
             seen[k] += 1
     stats_out = {"files": len(files), "lines": lines_total, "parsed": stats.parsed,
                  "prefiltered": stats.prefiltered, "jobs": stats.jobs, "seconds": round(elapsed, 1),
@@ -247,10 +248,10 @@ def precision_table(comparison: Comparison, default: dict[str, bool]) -> dict[st
     """rule -> {findings, true, false, unreviewed, precision, default}."""
     table: dict[str, dict] = defaultdict(lambda: {"findings": 0, "true": 0, "false": 0, "unreviewed": 0})
     for f in comparison.new:
-        table[f["code"]]["findings"] += 1
-        table[f["code"]]["unreviewed"] += 1
+        table[row_key(f)]["findings"] += 1
+        table[row_key(f)]["unreviewed"] += 1
     for f, e in comparison.matched:
-        row = table[f["code"]]
+        row = table[row_key(f)]
         row["findings"] += 1
         row[{"true-positive": "true", "false-positive": "false", "unreviewed": "unreviewed"}[e["verdict"]]] += 1
     for code in default:
@@ -258,8 +259,19 @@ def precision_table(comparison: Comparison, default: dict[str, bool]) -> dict[st
     for code, row in table.items():
         reviewed = row["true"] + row["false"]
         row["precision"] = round(row["true"] / reviewed, 3) if reviewed else None
-        row["default"] = default.get(code, True)
+        row["default"] = default.get(code, True) and not code.endswith(MAY_ROW)
     return dict(sorted(table.items()))
+
+
+MAY_ROW = "~may"  # the row of a default rule's findings on weak evidence (the may tier: not default)
+
+
+def row_key(f: dict) -> str:
+    return f["code"] + MAY_ROW if f.get("may") else f["code"]
+
+
+def reported_by_default(f: dict, default: dict[str, bool]) -> bool:
+    return default.get(f["code"], True) and not f.get("may")
 
 
 def overall(table: dict[str, dict], default: bool | None = None) -> tuple[int, int, float | None]:
@@ -276,11 +288,11 @@ def recorded_table(paths: list[Path]) -> dict[str, dict]:
     table: dict[str, dict] = {code: {"findings": 0, "true": 0, "false": 0, "unreviewed": 0} for code in default}
     for path in paths:
         for e in load_verdicts(path)["findings"]:
-            row = table.setdefault(e["code"], {"findings": 0, "true": 0, "false": 0, "unreviewed": 0})
+            row = table.setdefault(row_key(e), {"findings": 0, "true": 0, "false": 0, "unreviewed": 0})
             row["findings"] += 1
             row[{"true-positive": "true", "false-positive": "false"}.get(e["verdict"], "unreviewed")] += 1
     for code, row in table.items():
-        row["default"] = default.get(code, False)
+        row["default"] = default.get(code, False) and not code.endswith(MAY_ROW)
         row["precision"] = round(row["true"] / (row["true"] + row["false"]), 3) if row["true"] + row["false"] else None
     return dict(sorted(table.items()))
 
@@ -346,10 +358,10 @@ def gated(comparison: Comparison, default: dict[str, bool], review_opt_in: bool 
     are recorded there for the diff, and reviewed by sample."""
     if review_opt_in:
         return comparison
-    keep = lambda code: default.get(code, True)  # noqa: E731
-    return Comparison([(f, e) for f, e in comparison.matched if keep(f["code"])],
-                      [f for f in comparison.new if keep(f["code"])],
-                      [e for e in comparison.vanished if keep(e["code"])])
+    keep = lambda f: reported_by_default(f, default)  # noqa: E731
+    return Comparison([(f, e) for f, e in comparison.matched if keep(f)],
+                      [f for f in comparison.new if keep(f)],
+                      [e for e in comparison.vanished if keep(e)])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -409,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         keep_codes = None if not args.select else wanted
         kept = [e for e in full["findings"] if keep_codes is not None and e["code"] not in keep_codes]
         for f, e in comparison.matched:
-            kept.append(dict(e, line=f["line"]))
+            kept.append(dict(e, line=f["line"], may=f.get("may", False)))
         for f in comparison.new:
             kept.append(dict(f, verdict="unreviewed", reason=""))
         full["findings"] = kept
@@ -432,7 +444,7 @@ def main(argv: list[str] | None = None) -> int:
     print(format_markdown(table) if args.markdown else format_table(table))
     if args.classes:
         for label, which_rules in (("default rules", True), ("opt-in rules", False)):
-            found = [e for f, e in comparison.matched if stats["default"].get(f["code"], True) == which_rules]
+            found = [e for f, e in comparison.matched if reported_by_default(f, stats["default"]) == which_rules]
             print(f"false positives per class, {label}:")
             for cls, n in false_positive_classes(found).most_common():
                 print(f"{n:5}  {cls}")

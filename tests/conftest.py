@@ -22,21 +22,24 @@ def run_cli(monkeypatch, tmp_path):
     return run
 
 
-def lint(source: str, select=None, unsafe=True):
-    """Findings for ``source`` (dedented) with the default rules, or those whose codes are in ``select``."""
+def lint(source: str, select=None, unsafe=True, may=False):
+    """Findings for ``source`` (dedented) with the default rules, or those whose codes are in
+    ``select``; ``may``: the may tier too (findings on weak evidence)."""
     rules = [r for r in all_rules() if (r.code in select if select else r.default)]
-    return Linter(rules).lint_source(textwrap.dedent(source).encode(), "example.py").findings
+    return Linter(rules, {"may": True} if may else None).lint_source(textwrap.dedent(source).encode(),
+                                                                      "example.py").findings
 
 
-def fix(source: str, unsafe=True, select=None) -> str:
+def fix(source: str, unsafe=True, select=None, may=False) -> str:
     rules = [r for r in all_rules() if (r.code in select if select else r.default)]
-    result = Linter(rules).fix_source(textwrap.dedent(source).encode(), "example.py", unsafe)
+    result = Linter(rules, {"may": True} if may else None).fix_source(textwrap.dedent(source).encode(),
+                                                                       "example.py", unsafe)
     assert result.error is None, result.error
     return (result.fixed_source or textwrap.dedent(source).encode()).decode()
 
 
-def codes(source: str, select=None) -> list[str]:
-    return [f.code for f in lint(source, select)]
+def codes(source: str, select=None, may=False) -> list[str]:
+    return [f.code for f in lint(source, select, may=may)]
 
 
 ALLOW_MISSING = "NANLINT_ALLOW_MISSING_FRAMEWORKS"

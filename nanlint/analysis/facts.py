@@ -224,6 +224,9 @@ _NO_GRADIENT_MAKERS = frozenset({"arange", "zeros", "ones", "zeros_like", "ones_
                                  "shape", "size", "numel"})
 
 
+_ELEMENTWISE = frozenset({o.LOG, o.EXP, o.SQRT, o.SOFTMAX, o.SIGMOID, o.LOG_SOFTMAX})
+
+
 def gradient_free(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _depth: int = 8) -> bool:
     """``expr`` carries no gradient: constants, comparisons and counts of them, shapes,
     ``arange``/``zeros``/``ones``, and arithmetic or reductions of those, for every value
@@ -249,11 +252,15 @@ def gradient_free(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scop
         return gradient_free(ctx, expr.expression, scope, _depth - 1)
     if isinstance(expr, cst.Subscript):
         return gradient_free(ctx, expr.value, scope, _depth - 1)
+    if isinstance(expr, (cst.List, cst.Tuple)):  # a literal list of constants: data
+        return bool(expr.elements) and all(not isinstance(e, cst.StarredElement)
+                                           and gradient_free(ctx, e.value, scope, _depth - 1) for e in expr.elements)
     if not isinstance(expr, cst.Call):
         return False
     call = ctx.op_call(expr, scope)
     if call is not None:
-        if call.op in (o.SUM, o.MEAN, o.SHAPE, o.REDUCE_MAX, o.REDUCE_MIN, o.ABS, o.FLOOR, o.ROUND):
+        if call.op in (o.SUM, o.MEAN, o.SHAPE, o.REDUCE_MAX, o.REDUCE_MIN, o.ABS, o.FLOOR, o.ROUND) \
+                or call.op in _ELEMENTWISE:  # a function of constants alone is a constant
             return call.x is not None and gradient_free(ctx, call.x, scope, _depth - 1)
         return call.op in (o.STOP_GRADIENT, o.RANDOM_UNIFORM)
     func = expr.func

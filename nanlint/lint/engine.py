@@ -96,7 +96,7 @@ class Linter:
         r = ctx.positions[f.node]
         finding = Finding(f.code, f.name, f.message, ctx.path,
                           (r.start.line, r.start.column + 1), (r.end.line, r.end.column + 1),
-                          snippet=ctx.module.code_for_node(f.node))
+                          snippet=ctx.module.code_for_node(f.node), may=f.may)
         if f.fix is not None:
             finding.fix_applicability = f.fix.applicability
             finding.fix_message = f.fix.message

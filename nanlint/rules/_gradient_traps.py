@@ -8,6 +8,8 @@ from typing import Iterator
 
 import libcst as cst
 
+from nanlint.analysis.differentiated import gradient_reaches
+from nanlint.analysis.gradients import not_differentiated
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.context import OpCall
@@ -16,6 +18,25 @@ from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import is_literal, normalized, number
 
 EPS_SQ = "1e-12"  # added under a sqrt: sqrt(1e-12) = 1e-6, invisible next to any real distance
+
+
+MAY_GRADIENT = "may: nothing in this file shows a gradient reaches it"
+
+
+def report_in_gradient(ctx: RuleContext, node: cst.CSTNode, message: str, fix: fixes.Fix | None,
+                       framework: o.Framework | None) -> bool:
+    """Report a hazard that lives only in the gradient, on its evidence: silent when no
+    gradient can reach ``node`` (:func:`not_differentiated`), by default when one does
+    (:func:`gradient_reaches`: the message says how), in the may tier otherwise.
+    True when the site was judged (reported, or put in the may tier)."""
+    if not_differentiated(ctx, node, framework):
+        return False
+    how = gradient_reaches(ctx, node)
+    if how is not None:
+        ctx.report(node, f"{message}; a gradient reaches it {how}", fix)
+    else:
+        ctx.report(node, f"{message} ({MAY_GRADIENT})", fix, may=True)
+    return True
 
 
 def bare(expr: cst.BaseExpression) -> cst.BaseExpression:

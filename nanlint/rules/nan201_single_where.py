@@ -14,9 +14,8 @@ from nanlint.rules.context import RuleContext
 from nanlint.analysis.facts import gradient_free
 from nanlint.analysis.guards import constant, guarded, nonnegative
 from nanlint.semantic.resolve import Scope
-from nanlint.analysis.gradients import not_differentiated
 from nanlint.rules.base import Rule
-from nanlint.rules._gradient_traps import bare, follow, is_op, key, replace_all
+from nanlint.rules._gradient_traps import bare, follow, is_op, key, replace_all, report_in_gradient
 from nanlint.semantic.literals import is_literal, number
 
 SAFE_VALUE = "1.0"  # in the domain of 1/x, log, sqrt, rsqrt, x ** p
@@ -234,8 +233,9 @@ def _slice_parts(s) -> list[cst.CSTNode]:
 
 class SingleWhere(Rule):
     code = "NAN201"
-    # opt-in (docs/precision.md): single-where: 19 of 37 findings true over both corpora (0.51); on training code most wheres guard values no gradient flows through
-    default = False
+    # on by default since issue 21: a gradient-only hazard reports when a gradient reaches it
+    # (analysis/differentiated.py), in the may tier when nothing shows one does
+    default = True
     name = "single-where"
     summary = "where(c, f(x), ...) with f singular where c is false: NaN gradient; use a double where"
     fix = fixes.SAFE
@@ -263,14 +263,13 @@ class SingleWhere(Rule):
                          and not kept_off_zero(ctx, inp, resolved.scope)]
                 if not sites or gradient_free(ctx, resolved.expr, resolved.scope):
                     continue  # guarded already, or a branch of counts and constants: no gradient
-                if not_differentiated(ctx, call.node, call.framework):
-                    break  # the hazard is in the gradient only
                 what = sites[0][0]
                 message = (f"`{what}` is singular where the condition selects the other branch: its "
                            "gradient there is inf, and 0 * inf = NaN flows back through the where; "
                            "guard the input too (double where)")
-                ctx.report(call.node, message, self.make_fix(ctx, call, cond, role, branch, resolved, sites))
-                break
+                report_in_gradient(ctx, call.node, message,
+                                   self.make_fix(ctx, call, cond, role, branch, resolved, sites), call.framework)
+                break  # the hazard is in the gradient only: judged on its evidence
 
     @staticmethod
     def masked_somewhere(ctx: RuleContext, call: OpCall, cond, role: str, what: str, inp) -> bool:

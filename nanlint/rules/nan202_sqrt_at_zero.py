@@ -8,7 +8,6 @@ from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
 from nanlint.analysis.facts import may_be_zero
-from nanlint.analysis.gradients import not_differentiated
 from nanlint.analysis.guards import terms
 from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import (
@@ -20,14 +19,15 @@ from nanlint.rules._gradient_traps import (
     square_base,
     sum_of_squares,
 )
-from nanlint.rules._gradient_traps import follow
+from nanlint.rules._gradient_traps import follow, report_in_gradient
 from nanlint.analysis.gates.sites import POW_HALF
 
 
 class SqrtAtZero(Rule):
     code = "NAN202"
-    # opt-in (docs/precision.md): sqrt-at-zero: 8 of 16 true over both corpora (0.50); distances of values that coincide only in degenerate inputs
-    default = False
+    # on by default since issue 21: a gradient-only hazard reports when a gradient reaches it
+    # (analysis/differentiated.py), in the may tier when nothing shows one does
+    default = True
     name = "sqrt-at-zero"
     summary = "sqrt of a sum of squares (a distance) or norm of a difference: inf/NaN gradient at 0"
     fix = fixes.UNSAFE
@@ -51,18 +51,14 @@ class SqrtAtZero(Rule):
             if why is None:
                 continue  # an embedding, a coordinate, a constant: not plausibly exactly 0
             seen.add(id(node))
-            if not_differentiated(ctx, root, _framework(ctx, root, scope, squares)):
-                continue
             message = (f"sqrt of a sum of squares of {why} is 0 when it is, and the gradient of sqrt "
                        "at 0 is inf: 0 * inf = NaN; add an epsilon under the sqrt")
             fix = fixes.Fix(fixes.UNSAFE, "Add 1e-12 under the sqrt", [(root, sqrt_plus_eps(ctx, how, root, arg))])
-            ctx.report(root, message, fix)
+            report_in_gradient(ctx, root, message, fix, _framework(ctx, root, scope, squares))
         for norm in ctx.calls(o.NORM):
             if o.FACT_NORM_GRAD_NAN_AT_ZERO not in norm.framework.facts or norm.x is None:
                 continue
             if not euclidean_norm(norm) or not is_difference(ctx, norm.x, norm.scope):
-                continue
-            if not_differentiated(ctx, norm.node, norm.framework):
                 continue
             message = (f"the gradient of {norm.framework.display}'s norm at the zero vector is NaN: a "
                        "norm of a difference (a distance) goes NaN when the two coincide; write "
@@ -73,7 +69,7 @@ class SqrtAtZero(Rule):
             else:
                 fix = fixes.Fix(fixes.UNSAFE, "Write sqrt(sum(square(d), axis) + 1e-12)",
                                 [(norm.node, built[0])], built[1])
-            ctx.report(norm.node, message, fix)
+            report_in_gradient(ctx, norm.node, message, fix, norm.framework)
 
 
     @staticmethod

@@ -11,17 +11,17 @@ from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
 from nanlint.semantic.resolve import Scope
 from nanlint.analysis.facts import may_be_zero
-from nanlint.analysis.gradients import not_differentiated
 from nanlint.rules.base import Rule
-from nanlint.rules._gradient_traps import divisions, key, norm_as_sqrt_sum, sqrt_plus_eps
+from nanlint.rules._gradient_traps import divisions, key, norm_as_sqrt_sum, report_in_gradient, sqrt_plus_eps
 from nanlint.analysis.gates.sites import POW_HALF, SLASH
 from nanlint.rules._norms import Norm, norm_in, _squared, _true
 
 
 class NormalizeByNorm(Rule):
     code = "NAN203"
-    # opt-in (docs/precision.md): normalize-by-norm: 0 of 1 true left on training code once embeddings are excluded
-    default = False
+    # on by default since issue 21: a gradient-only hazard reports when a gradient reaches it
+    # (analysis/differentiated.py), in the may tier when nothing shows one does
+    default = True
     name = "normalize-by-norm"
     summary = "x / norm(x): NaN at the zero vector; use l2_normalize"
     fix = fixes.UNSAFE
@@ -40,12 +40,13 @@ class NormalizeByNorm(Rule):
                 continue  # an embedding, a ray, a weight vector: never exactly the zero vector
             if found.guarded and not found.grad_nan_at_zero:
                 continue
-            if found.guarded:
-                if not_differentiated(ctx, node, found.framework):
-                    continue  # the eps keeps the value finite: only the gradient is NaN
+            if found.guarded:  # the eps keeps the value finite: only the gradient is NaN
                 message = (f"x / (norm(x) + eps) of {why} still has a NaN gradient at the zero vector in "
                            f"{found.framework.display} (the norm's own gradient at 0 is 0 * inf); "
                            "put the eps under the sqrt")
+                report_in_gradient(ctx, node, message, self.make_fix(ctx, node, scope, num, den, found, resolved),
+                                   found.framework)
+                continue
             else:
                 message = (f"x / norm(x) of {why} is 0/0 = NaN at the zero vector (value and gradient); "
                            "use l2-normalize, which bounds the norm away from 0")

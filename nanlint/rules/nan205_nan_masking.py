@@ -11,9 +11,9 @@ from nanlint.semantic.context import OpCall
 from nanlint.rules.context import RuleContext
 from nanlint.semantic.reach import argument
 from nanlint.semantic.resolve import Scope
-from nanlint.analysis.gradients import not_differentiated
+from nanlint.analysis.facts import gradient_free
 from nanlint.rules.base import Rule
-from nanlint.rules._gradient_traps import bare, follow, hazard, is_op, key
+from nanlint.rules._gradient_traps import bare, follow, hazard, is_op, key, report_in_gradient
 
 
 def masked_test(ctx: RuleContext, cond, scope: Scope) -> OpCall | None:
@@ -29,8 +29,9 @@ def masked_test(ctx: RuleContext, cond, scope: Scope) -> OpCall | None:
 
 class NanMasking(Rule):
     code = "NAN205"
-    # opt-in (docs/precision.md): nan-masking: 0 of 5 true; the masked NaNs are mostly never differentiated
-    default = False
+    # on by default since issue 21: a gradient-only hazard reports when a gradient reaches it
+    # (analysis/differentiated.py), in the may tier when nothing shows one does
+    default = True
     name = "nan-masking"
     summary = "masking NaN/Inf after the fact (where(is_finite(t), t, c), nan_to_num): the gradient stays NaN"
     fix = fixes.DISPLAY_ONLY
@@ -79,7 +80,10 @@ class NanMasking(Rule):
         """The parameter (node) of a helper ``def mask_nan(x, c): return where(is_finite(x), x, c)``
         whose return value is this masking of the parameter ``masked``."""
         scope = call.scope
-        if scope.kind != "function" or len(scope.returns) != 1 or scope.returns[0].value is not call.node:
+        if scope.kind != "function" or len(scope.returns) != 1 or scope.returns[0].value is None:
+            return None
+        returned = scope.returns[0].value  # the masking, or a name bound to it (``y = where(...); return y``)
+        if returned is not call.node and ctx.resolve(returned, scope).expr is not call.node:
             return None
         if not isinstance(masked, cst.Name):
             return None
@@ -91,10 +95,12 @@ class NanMasking(Rule):
     @staticmethod
     def judge(ctx: RuleContext, node: cst.CSTNode, scope: Scope, masked, how: str, framework) -> None:
         what = hazard(ctx, masked, scope)
-        if what is None or not_differentiated(ctx, node, framework):
-            return  # the masked value is right; only a gradient could be NaN
+        if what is None or gradient_free(ctx, masked, scope):
+            return  # a masking of constants and counts: no gradient to be NaN
         message = (f"{how} hides the non-finite values of a {what} but not its gradient: the "
                    "masked entries still send 0 * inf = NaN back; fix the source (a fused op, "
                    f"or guard the input with where(c, x, safe) before the {what})")
-        ctx.report(node, message, fixes.Fix(
-            fixes.DISPLAY_ONLY, f"Guard the input of the {what} (or use the fused op) instead of masking its output"))
+        # the masked value is right; only a gradient could be NaN: judged on its evidence
+        report_in_gradient(ctx, node, message, fixes.Fix(
+            fixes.DISPLAY_ONLY, f"Guard the input of the {what} (or use the fused op) instead of masking its output"),
+            framework)

@@ -1,0 +1,336 @@
+"""Values a gradient reaches: the evidence a gradient-only hazard (a single where, a
+root or norm at 0, NaN masking) needs before it is reported by default.
+
+:mod:`nanlint.analysis.gradients` proves the opposite (no gradient: ``no_grad``, sinks
+only, a Pallas kernel); this module shows a gradient *does* reach a value, and says how,
+in words a message can carry:
+
+* the value is computed where autodiff runs: under a ``GradientTape``; in a module's
+  forward pass (``forward`` of a torch ``nn.Module``, ``call`` of a Keras layer or model,
+  ``__call__`` of a flax/haiku/equinox module, ``train_step``/``training_step``); in a
+  function this file differentiates (passed to ``jax.grad``/``value_and_grad``/``vjp``,
+  to a TF2 ``minimize``, compiled as a Keras ``loss=``); or in a function of this file
+  called from one of those;
+* or the value flows, through the names assigned from it (``self.x`` attributes
+  class-wide, ``+=``, ``losses.append(...)``, ``return`` to the call sites of its
+  function), into what is differentiated: ``.backward()``, ``torch.autograd.grad``,
+  ``tape.gradient``, ``tf.gradients``, an optimizer's ``minimize``/``compute_gradients``,
+  Lightning's ``manual_backward``, accelerate's ``backward``; or into a name that holds a
+  loss (``loss``, ``d_loss``, ``self.total_loss``).
+
+Computed once per file (the regions and the sinks), then a short forward walk per
+question.  A value no gradient provably reaches and none provably misses is weak
+evidence: the rules put it in the may tier.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+
+from nanlint.semantic.context import FileContext
+from nanlint.semantic.navigation import enclosing, scope_at, stored, variable_names
+from nanlint.semantic.resolve import Scope, dotted
+
+# calls that differentiate the function they are given (qualified names)
+GRAD_TRANSFORMS = frozenset({
+    "jax.grad", "jax.value_and_grad", "jax.vjp", "jax.jacrev", "jax.jacfwd", "jax.hessian", "jax.linearize",
+    "torch.func.grad", "torch.func.grad_and_value", "torch.func.vjp", "torch.func.jacrev",
+    "functorch.grad", "functorch.grad_and_value", "functorch.vjp",
+    "equinox.filter_grad", "equinox.filter_value_and_grad", "flax.linen.grad", "flax.linen.value_and_grad",
+    "flax.nnx.grad", "flax.nnx.value_and_grad", "optax.value_and_grad"})
+TAPES = frozenset({"tensorflow.GradientTape", "tensorflow.compat.v2.GradientTape", "tensorflow.autodiff.GradientTape",
+                   "tensorflow.compat.v1.GradientTape"})
+# calls whose first argument (or receiver) is differentiated: (attribute name, what it is)
+SINK_METHODS = {"backward": "back-propagated", "minimize": "minimized", "compute_gradients": "differentiated",
+                "manual_backward": "back-propagated", "gradient": "differentiated"}
+SINK_FUNCTIONS = frozenset({"torch.autograd.grad", "torch.autograd.backward", "tensorflow.gradients",
+                            "tensorflow.compat.v1.gradients", "tensorflow.compat.v2.gradients"})
+# methods autodiff runs through in training: the forward pass of a module or layer
+FORWARD_METHODS = {"forward": "Module", "call": "Layer", "__call__": "Module", "train_step": "Model",
+                   "training_step": "LightningModule", "compute_loss": "Model"}
+_MODULE_BASE = re.compile(r"(Module|Layer|Model|Loss|Network|Net)$")
+LOSS_NAME = re.compile(r"(^|_)(loss|losses|objective|elbo|nll|cross_?entropy|xent)(_|$|\d)", re.IGNORECASE)
+_DEPTH = 8  # names followed forward from a value
+
+
+@dataclass(frozen=True)
+class _Region:
+    node: cst.CSTNode  # a FunctionDef, or a With block
+    how: str  # "in `Net.forward`, a torch module's forward pass"
+
+
+def gradient_reaches(ctx: FileContext, node: cst.CSTNode) -> str | None:
+    """How a gradient reaches the value of ``node`` (words for a message), or None when
+    this file does not show one does.  Not a proof that one never does:
+    :func:`nanlint.analysis.gradients.not_differentiated` answers that."""
+    regions = ctx.memo("differentiated.regions", lambda: _regions(ctx))
+    for r in _around(ctx, node):
+        if id(r) in regions:
+            return regions[id(r)].how
+    return _flows_to_sink(ctx, node, _DEPTH, set())
+
+
+# --- the regions autodiff runs in ------------------------------------------------------------------
+def _around(ctx: FileContext, node: cst.CSTNode):
+    n = ctx.parent(node)
+    while n is not None:
+        if isinstance(n, (cst.FunctionDef, cst.With, cst.Lambda)):
+            yield n
+        n = ctx.parent(n)
+
+
+def _regions(ctx: FileContext) -> dict[int, _Region]:
+    found: dict[int, _Region] = {}
+    index = ctx.index
+    for scope in index.scopes.values():
+        fdef = scope.node
+        if scope.kind != "function" or not isinstance(fdef, cst.FunctionDef):
+            continue
+        cls = scope.parent if scope.parent is not None and scope.parent.kind == "class" else None
+        kind = FORWARD_METHODS.get(fdef.name.value)
+        if cls is not None and kind is not None and _module_class(ctx, cls):
+            found[id(fdef)] = _Region(fdef, f"in `{cls.node.name.value}.{fdef.name.value}`, "  # type: ignore[attr-defined]
+                                            "a forward pass autodiff runs through in training")
+        for d in fdef.decorators:
+            target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            if index.qualname(target, scope.parent or scope) in GRAD_TRANSFORMS:
+                found[id(fdef)] = _Region(fdef, f"in `{fdef.name.value}`, differentiated by its decorator")
+    for call, scope in index.calls:
+        qual = index.qualname(call.func, scope)
+        line = ctx.line_of(call)
+        if qual in GRAD_TRANSFORMS and call.args:
+            _mark(ctx, found, call.args[0].value, scope, f"passed to `{qual}` on line {line}")
+        elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "minimize" and call.args \
+                and isinstance(call.args[0].value, (cst.Name, cst.Lambda)):
+            _mark(ctx, found, call.args[0].value, scope, f"minimized on line {line}")
+        elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "compile":
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == "loss":
+                    values = [e.value for e in arg.value.elements] \
+                        if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg.value]
+                    for v in values:
+                        _mark(ctx, found, v, scope, f"compiled as the model's loss on line {line}")
+    for node in _tape_blocks(ctx):
+        found[id(node)] = _Region(node, f"under the GradientTape on line {ctx.line_of(node)}")
+    _close_over_calls(ctx, found)
+    return found
+
+
+def _mark(ctx: FileContext, found: dict, value: cst.BaseExpression, scope: Scope, how: str) -> None:
+    if isinstance(value, cst.Lambda):
+        found.setdefault(id(value), _Region(value, f"in a lambda {how}"))
+        return
+    got = ctx.index.function(value, scope)
+    if got is not None:
+        fdef = got[0].node
+        found.setdefault(id(fdef), _Region(fdef, f"in `{fdef.name.value}`, {how}"))  # type: ignore[attr-defined]
+
+
+def _module_class(ctx: FileContext, cls: Scope) -> bool:
+    """A class whose base is a framework's module, layer, model or loss (by qualified name,
+    or, for a base of the user's, by a name that says so)."""
+    node = cls.node
+    if not isinstance(node, cst.ClassDef):
+        return False
+    for base in node.bases:
+        qual = ctx.index.qualname(base.value, cls.parent or cls)
+        text = qual or dotted(base.value) or ""
+        if qual is not None and qual.split(".")[0] in ("torch", "tensorflow", "keras", "flax", "haiku", "equinox",
+                                                       "pytorch_lightning", "lightning", "tf_keras", "sonnet"):
+            return True
+        if _MODULE_BASE.search(text.rsplit(".", 1)[-1]):
+            return True
+    return False
+
+
+def _tape_blocks(ctx: FileContext) -> list[cst.With]:
+    out = []
+    stack: list[cst.CSTNode] = [ctx.module]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.With):
+            s = scope_at(ctx, n)
+            if any(isinstance(i.item, cst.Call) and ctx.index.qualname(i.item.func, s) in TAPES for i in n.items):
+                out.append(n)
+        if isinstance(n, (cst.BaseExpression,)):
+            continue  # statements only hold with blocks
+        stack.extend(n.children)
+    return out
+
+
+def _close_over_calls(ctx: FileContext, found: dict[int, _Region]) -> None:
+    """A function of this file called from a differentiated region is differentiated too
+    (to a fixpoint: each pass reads every call once, with the regions around it)."""
+    index = ctx.index
+    calls = [(call, scope, [r for r in _around(ctx, call)]) for call, scope in index.calls]
+    grew = True
+    while grew:
+        grew = False
+        for call, scope, around in calls:
+            region = next((found[id(r)] for r in around if id(r) in found), None)
+            if region is None:
+                continue
+            got = index.function(call.func, scope)
+            if got is None or id(got[0].node) in found:
+                continue
+            fdef = got[0].node
+            name = fdef.name.value  # type: ignore[attr-defined]
+            found[id(fdef)] = _Region(fdef, f"in `{name}`, called on line {ctx.line_of(call)} {region.how}")
+            grew = True
+
+
+def _within(ctx: FileContext, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
+    n = ctx.parent(node)
+    while n is not None:
+        if n is ancestor:
+            return True
+        n = ctx.parent(n)
+    return False
+
+
+# --- forward flow into what is differentiated -------------------------------------------------------
+def _flows_to_sink(ctx: FileContext, node: cst.CSTNode, depth: int, seen: set[int]) -> str | None:
+    """Follow the value of ``node`` upwards through its expression, then through the
+    names its statement assigns, to a differentiated sink."""
+    if depth <= 0 or id(node) in seen:
+        return None
+    seen.add(id(node))
+    cur = node
+    while True:
+        parent = ctx.parent(cur)
+        if parent is None:
+            return None
+        if isinstance(parent, cst.Arg) and parent.value is cur:
+            call = ctx.parent(parent)
+            if isinstance(call, cst.Call):
+                sink = _sink(ctx, call, parent)
+                if sink is not None:
+                    return sink
+                if _appends(call):  # losses.append(value): the list holds it
+                    return _through_target(ctx, call.func.value, call, depth, seen)  # type: ignore[attr-defined]
+            cur = parent
+            continue
+        if isinstance(parent, cst.Attribute) and parent.value is cur:
+            call = ctx.parent(parent)
+            if isinstance(call, cst.Call) and call.func is parent and parent.attr.value in ("backward",):
+                return f"back-propagated on line {ctx.line_of(call)}"
+        if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and parent.value is cur:
+            targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+            for t in targets:
+                got = _through_target(ctx, t, parent, depth, seen)
+                if got is not None:
+                    return got
+            return None
+        if isinstance(parent, cst.Return):
+            return _through_return(ctx, parent, depth, seen)
+        if isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.Lambda,
+                               cst.FunctionDef, cst.ClassDef, cst.Module)):
+            return None
+        cur = parent
+
+
+def _through_target(ctx: FileContext, target: cst.BaseExpression, stmt: cst.CSTNode, depth: int,
+                    seen: set[int]) -> str | None:
+    line = ctx.line_of(stmt)
+    text = dotted(target)
+    if text is None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                got = _through_target(ctx, el.value, stmt, depth, seen)
+                if got is not None:
+                    return got
+        return None
+    if LOSS_NAME.search(text.rsplit(".", 1)[-1]):
+        return f"through `{text}` (line {line}), a loss"
+    for use in _uses(ctx, target, stmt):
+        got = _flows_to_sink(ctx, use, depth - 1, seen)
+        if got is not None:
+            rest = got[len("through "):] if got.startswith("through ") else got
+            return f"through `{text}` (line {line}), {rest}"
+    return None
+
+
+def _uses(ctx: FileContext, target: cst.BaseExpression, stmt: cst.CSTNode) -> list[cst.CSTNode]:
+    """The reads of what ``target`` binds: a local name in its scope, ``self.x`` in its class."""
+    scope = scope_at(ctx, stmt)
+    if isinstance(target, cst.Name):
+        out = []
+        for n in variable_names(ctx).get(target.value, ()):
+            if n is target or stored(ctx, n):
+                continue
+            found = ctx.index.lookup(target.value, scope_at(ctx, n))
+            if found is not None and found[1] is scope:
+                out.append(n)
+        return out
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+        cls = scope.enclosing_class()
+        if cls is None:
+            return []
+        refs = ctx.memo("differentiated.self_attributes", lambda: _self_attributes(ctx))
+        return [a for a in refs.get(target.attr.value, ()) if a is not target
+                and _within(ctx, a, cls.node) and not _is_store(ctx, a)]
+    return []
+
+
+def _through_return(ctx: FileContext, ret: cst.Return, depth: int, seen: set[int]) -> str | None:
+    fdef = enclosing(ctx, ret, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+    if not isinstance(fdef, cst.FunctionDef):
+        return None
+    regions = ctx.memo("differentiated.regions", lambda: _regions(ctx))
+    if id(fdef) in regions:
+        return f"returned {regions[id(fdef)].how}"
+    fscope = ctx.index.scopes.get(id(fdef))
+    if fscope is None:
+        return None
+    name = fdef.name.value
+    if LOSS_NAME.search(name):
+        return f"returned by `{name}`, a loss"
+    for call, _ in ctx.call_sites(fscope):
+        got = _flows_to_sink(ctx, call, depth - 1, seen)
+        if got is not None:
+            return f"returned by `{name}` (called on line {ctx.line_of(call)}) {got}"
+    return None
+
+
+def _sink(ctx: FileContext, call: cst.Call, arg: cst.Arg) -> str | None:
+    """The words for ``call`` when it differentiates its argument ``arg``."""
+    func = call.func
+    first = call.args[0] is arg if call.args else False
+    line = ctx.line_of(call)
+    if isinstance(func, cst.Attribute) and func.attr.value in SINK_METHODS and first and arg.keyword is None:
+        if func.attr.value == "gradient" and len(call.args) < 2:
+            return None  # tape.gradient(target, sources)
+        return f"{SINK_METHODS[func.attr.value]} on line {line}"
+    if isinstance(func, cst.Attribute) and func.attr.value == "scale" and first:
+        outer = ctx.parent(call)  # scaler.scale(loss).backward()
+        if isinstance(outer, cst.Attribute) and outer.attr.value == "backward":
+            return f"back-propagated on line {line}"
+    qual = ctx.index.qualname(func, scope_at(ctx, call))
+    if qual in SINK_FUNCTIONS and first:
+        return f"differentiated by `{qual}` on line {line}"
+    return None
+
+
+def _appends(call: cst.Call) -> bool:
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value in ("append", "extend", "add") \
+        and isinstance(call.func.value, (cst.Name, cst.Attribute))
+
+
+def _self_attributes(ctx: FileContext) -> dict[str, list[cst.Attribute]]:
+    out: dict[str, list[cst.Attribute]] = {}
+    stack: list[cst.CSTNode] = [ctx.module]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == "self":
+            out.setdefault(n.attr.value, []).append(n)
+        stack.extend(n.children)
+    return out
+
+
+def _is_store(ctx: FileContext, attr: cst.Attribute) -> bool:
+    parent = ctx.parent(attr)
+    return isinstance(parent, cst.AssignTarget) or (isinstance(parent, (cst.AnnAssign, cst.AugAssign))
+                                                    and parent.target is attr)

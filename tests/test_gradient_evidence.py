@@ -1,0 +1,238 @@
+"""Evidence per finding for the hazards that live only in the gradient (issue 21): NAN201
+single-where, NAN202 sqrt/norm at 0, NAN203's guarded normalisation, NAN205 NaN masking
+report by default when the program shows a gradient reaches them (and say how), go to
+the may tier (``--may``) when nothing shows one does, and stay silent when none can."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import conftest
+from conftest import lint
+
+GRADIENT_RULES = ["NAN201", "NAN202", "NAN203", "NAN205"]
+
+
+def default(src):
+    """The findings of a default run (strong evidence only)."""
+    return [f for f in lint(src) if f.code in GRADIENT_RULES]
+
+
+def may(src):
+    return [f for f in lint(src, may=True) if f.code in GRADIENT_RULES]
+
+
+# --- the tiers -----------------------------------------------------------------------------------
+WITHOUT_EVIDENCE = """
+import torch
+
+def inverse(x):
+    return torch.where(x != 0, 1 / x, 0.0)
+"""
+
+
+def test_rules_are_on_by_default():
+    on = {r.code for r in conftest.all_rules() if r.default}
+    assert set(GRADIENT_RULES) <= on
+
+
+def test_no_evidence_is_the_may_tier():
+    assert default(WITHOUT_EVIDENCE) == []
+    [f] = may(WITHOUT_EVIDENCE)
+    assert f.code == "NAN201" and f.may and "may: nothing in this file shows a gradient reaches it" in f.message
+
+
+def test_proof_of_safety_is_silent_in_every_tier():
+    src = """
+    import torch
+
+    @torch.no_grad()
+    def sample(x):
+        return torch.where(x != 0, 1 / x, 0.0)
+
+    loss = sample(x).sum()
+    """
+    assert default(src) == [] and may(src) == []
+
+
+def _cli(tmp_path, *args, config=None):
+    (tmp_path / "m.py").write_text(textwrap.dedent(WITHOUT_EVIDENCE))
+    if config is not None:
+        (tmp_path / "pyproject.toml").write_text(config)
+    return subprocess.run([sys.executable, "-m", "nanlint", "--no-cache", *args, "m.py"], cwd=tmp_path,
+                          capture_output=True, text=True)
+
+
+def test_the_may_tier_from_the_command_line_and_the_configuration(tmp_path):
+    quiet = _cli(tmp_path)
+    assert quiet.returncode == 0 and "NAN201" not in quiet.stdout
+    shown = _cli(tmp_path, "--may")
+    assert shown.returncode == 1 and "NAN201" in shown.stdout and "may:" in shown.stdout
+    configured = _cli(tmp_path, config="[tool.nanlint]\nmay = true\n")
+    assert configured.returncode == 1 and "NAN201" in configured.stdout
+    assert _cli(tmp_path, "--no-may", config="[tool.nanlint]\nmay = true\n").returncode == 0
+    bad = _cli(tmp_path, config="[tool.nanlint]\nmay = 1\n")
+    assert bad.returncode == 2 and "may must be true or false" in bad.stderr
+
+
+def test_the_may_tier_enables_the_rules_whose_every_finding_is_weak():
+    from nanlint.lint.selection import select_rules
+
+    weak = {r.code for r in conftest.all_rules() if r.may_tier}
+    assert weak == {"NAN109", "NAN110"}
+    assert weak.isdisjoint(r.code for r in select_rules(conftest.all_rules(), None, [], []))
+    assert weak <= {r.code for r in select_rules(conftest.all_rules(), None, [], [], may=True)}
+
+
+# --- the evidence, each kind, and the message that names it -------------------------------------
+@pytest.mark.parametrize("src,evidence", [
+    ("""
+     import tensorflow.compat.v1 as tf
+     x_ok = tf.not_equal(x, 0.)
+     y = tf.where(x_ok, 1. / x, tf.zeros_like(x))
+     cost = tf.reduce_sum(y)
+     train_op = tf.train.AdamOptimizer(1e-4).minimize(cost)
+     """, "through `y` (line 4), `cost` (line 5), minimized on line 6"),
+    ("""
+     import tensorflow as tf
+     def train_step(model, x, opt):
+         with tf.GradientTape() as tape:
+             y = model(x)
+             r = tf.where(y > 0, tf.math.log(y), 0.0)
+         grads = tape.gradient(r, model.trainable_variables)
+     """, "under the GradientTape on line 4"),
+    ("""
+     import torch
+     class Head(torch.nn.Module):
+         def forward(self, d):
+             return torch.sqrt(((d[0] - d[1]) ** 2).sum(-1))
+     """, "in `Head.forward`, a forward pass"),
+    ("""
+     import torch
+     def dist(a, b):
+         return torch.sqrt(((a - b) ** 2).sum(-1))
+     class Siamese(torch.nn.Module):
+         def forward(self, a, b):
+             return dist(self.f(a), self.f(b))
+     """, "in `dist`, called on line 7 in `Siamese.forward`"),
+    ("""
+     import jax
+     import jax.numpy as jnp
+     def loss_fn(params, x):
+         y = x @ params
+         return jnp.sum(jnp.where(y > 0, jnp.log(y), 0.0))
+     grads = jax.grad(loss_fn)(params, x)
+     """, "in `loss_fn`, passed to `jax.grad` on line 7"),
+    ("""
+     import torch
+     def step(model, x, opt):
+         y = model(x)
+         r = torch.where(y != 0, 1 / y, 0.0)
+         total = r.sum()
+         total.backward()
+     """, "through `r` (line 5), `total` (line 6), back-propagated on line 7"),
+    ("""
+     import tensorflow as tf
+     class Inverse(tf.keras.layers.Layer):
+         def call(self, x):
+             return tf.where(x != 0, 1 / x, 0.0)
+     """, "in `Inverse.call`"),
+    ("""
+     import tensorflow as tf
+     def my_loss(y_true, y_pred):
+         return tf.reduce_mean(tf.where(y_pred > 0, tf.math.log(y_pred), 0.0))
+     model.compile(optimizer="adam", loss=my_loss)
+     """, "compiled as the model's loss on line 5"),
+    ("""
+     import tensorflow.compat.v1 as tf
+     class Model:
+         def build(self, x):
+             self.inv = tf.where(x != 0, 1. / x, tf.zeros_like(x))
+         def train(self):
+             self.train_op = tf.train.AdamOptimizer().minimize(tf.reduce_sum(self.inv))
+     """, "through `self.inv` (line 5), minimized on line 7"),
+])
+def test_a_gradient_that_reaches_reports_by_default_and_says_how(src, evidence):
+    [f] = default(src)
+    assert not f.may and "a gradient reaches it " in f.message and evidence in f.message, f.message
+
+
+# --- the seeds (../shared/seeds) read as they were written --------------------------------------
+SEED_SINGLE_WHERE = """
+import tensorflow as tf
+
+def f(x):
+    x_ok = tf.not_equal(x, 0.)
+    safe_f_x = tf.zeros_like(x)
+    return tf.where(x_ok, 1. / x, safe_f_x)
+
+x = tf.constant([-1., 0, 1])
+tf.gradients(f(x), x)[0].eval()
+"""
+
+SEED_DOUBLE_WHERE = """
+import tensorflow as tf
+
+def safe_f(x):
+    x_ok = tf.not_equal(x, 0.)
+    safe_x = tf.where(x_ok, x, tf.ones_like(x))
+    safe_f_x = tf.zeros_like(x)
+    return tf.where(x_ok, 1. / safe_x, safe_f_x)
+
+x = tf.constant([-1., 0, 1])
+tf.gradients(safe_f(x), x)[0].eval()
+"""
+
+SEED_MASK_NAN = """
+import tensorflow as tf
+
+def mask_nan(x,value):
+    x_values= tf.add(tf.zeros_like(x),value)
+    mask = tf.math.is_finite(x)
+    y = tf.where(mask,x,x_values)
+    return y
+y_=[0.0,1]
+y_conv=[0.0,1]
+cross_entropy1 = y_*tf.math.log(y_conv)
+cross_entropy1 = mask_nan(cross_entropy1,3)
+cross_entropy2 =-tf.reduce_sum(cross_entropy1)
+"""
+
+
+def test_the_design_cards_single_where_is_flagged_by_default():
+    [f] = default(SEED_SINGLE_WHERE)
+    assert f.code == "NAN201" and f.start[0] == 7
+    assert "returned by `f` (called on line 10) differentiated by `tensorflow.gradients` on line 10" in f.message
+    assert default(SEED_DOUBLE_WHERE) == [] and may(SEED_DOUBLE_WHERE) == []
+
+
+def test_the_seeds_mask_nan_is_flagged_by_default():
+    """As the seed wrote it, on literals: the log of the literal 0 is the finding (no gradient
+    reaches a constant); on a model's output, the helper that hides it is (NAN205)."""
+    assert [f.code for f in lint(SEED_MASK_NAN)] == ["NAN107"]
+    trained = SEED_MASK_NAN.replace("y_conv=[0.0,1]", "y_conv = model(x)")
+    [f] = default(trained)
+    assert f.code == "NAN205" and f.start[0] == 12 and "masking with is_finite (in `mask_nan`)" in f.message
+    assert "a gradient reaches it through `cross_entropy1` (line 12), a loss" in f.message
+
+
+def test_the_single_where_gradient_is_nan_in_tensorflow_and_the_fix_makes_it_finite():
+    """The number behind the default finding: the seed's gradient at 0, before and after the fix."""
+    tf = pytest.importorskip("tensorflow")
+    fixed = conftest.fix(SEED_SINGLE_WHERE, unsafe=False, select=["NAN201"])
+    assert "tf.where(x_ok, 1. / tf.where(x_ok, x, 1.0), safe_f_x)" in fixed
+
+    def gradient(source):
+        scope: dict = {}
+        exec(compile(source.split("\nx = tf.constant")[0], "seed", "exec"), scope)  # the definition only
+        x = tf.constant([-1., 0., 1.])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = scope["f"](x)
+        return tape.gradient(y, x).numpy().tolist()
+
+    before, after = gradient(textwrap.dedent(SEED_SINGLE_WHERE)), gradient(fixed)
+    assert before[0] == -1.0 and before[1] != before[1] and before[2] == -1.0  # NaN at the asymptote
+    assert after == [-1.0, 0.0, -1.0]
