@@ -345,9 +345,11 @@ SCRIPTS = (
           "c2131e6cda16078bb1861aae5fd3b985d2b9bc67001bf116974ea0982e2fa447", "deepctr", (".",), NOT_CODE,
           "tf2-keras"),
     # JAX (and TF) RL agents, losses and trainers
+    # two of its labs' launchers are not Python: a redacted Google-internal import line
+    # (".learning.deepmind.xmanager2.client.google as xm") that only a parse error reports
     Sdist("dopamine-rl", "4.1.2", "dopamine_rl-4.1.2.tar.gz",
           "61b791d11edf80e08a164db7bc60166bb669db8a57b6cf21c8717a4aea1a84ef", "dopamine", ("jax", "tf", "labs"),
-          NOT_CODE, "jax+tf1"),
+          NOT_CODE + ("labs/atari_100k/train.py", "labs/moes/atari_100k_train.py"), "jax+tf1"),
     Sdist("rlax", "0.1.9", "rlax-0.1.9.tar.gz",
           "72c01f519b401e684b2c4ac9fe9f2eed242a5a047e3572eb848a759141539736", "rlax", ("_src",), NOT_CODE, "jax"),
     Sdist("dm-acme", "0.4.0", "dm-acme-0.4.0.tar.gz",
