@@ -441,11 +441,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="lint every Python file of the packages, not only the corpus subtrees "
                              "(exploration: the recorded verdicts cover the corpus)")
     parser.add_argument("--combined", action="store_true",
-                        help="print the per-rule table over both corpora's recorded verdicts (no lint)")
+                        help="print the per-rule table over the recorded verdicts of the corpora of each population "
+                             "(library code, training code; no lint)")
     args = parser.parse_args(argv)
-    if args.combined:
-        table = recorded_table([c.verdicts for c in CORPORA.values()])
-        print(format_markdown(table) if args.markdown else format_table(table))
+    if args.combined:  # one table per population: library code apart from training code (issue 21)
+        for population in dict.fromkeys(c.population for c in CORPORA.values()):
+            members = [c for c in CORPORA.values() if c.population == population]
+            table = recorded_table([c.verdicts for c in members])
+            print(f"{population} ({', '.join(c.name for c in members)}):")
+            print(format_markdown(table) if args.markdown else format_table(table))
         return 0
     which = CORPORA[args.corpus]
     verdicts = args.verdicts or which.verdicts
