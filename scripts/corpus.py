@@ -2,12 +2,14 @@
 """The precision regression corpora: lint the Python sources of real ML packages
 and compare every finding with a hand-reviewed verdict.
 
-Two corpora (``--corpus``), defined in ``scripts/corpus_sources.py``: ``frameworks``,
+Three corpora (``--corpus``), defined in ``scripts/corpus_sources.py``: ``frameworks``,
 the installed, pinned framework packages (keras, torch, tensorflow's ``python/``,
 jax, optax: their training-numerics subtrees), verdicts in ``tests/corpus/verdicts.json``;
 and ``training``, training code (model zoos, pipelines, RL agents, probabilistic
 models) from pinned PyPI wheels fetched into a cache, never installed, verdicts in
-``tests/corpus/training-verdicts.json``.
+``tests/corpus/training-verdicts.json`` (both *library* code); and ``scripts``, *training
+code* (training scripts, agents, paper implementations) from pinned PyPI sdists, verdicts in
+``tests/corpus/scripts-verdicts.json``, with a held-out third reported apart.
 Every finding of every rule (but NAN002 unused-noqa, which is about the
 packages' own flake8 comments) is keyed by a line-independent fingerprint --
 package, path inside the package, rule code, the flagged expression's source
@@ -45,8 +47,8 @@ from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus_sources import (NotInstalled, Package, fetch_training,  # noqa: E402
-                            locate_frameworks, locate_training)
+from corpus_sources import (SCRIPTS, NotInstalled, Package, fetch_scripts,  # noqa: E402
+                            fetch_training, locate_frameworks, locate_scripts, locate_training)
 
 EXCLUDED_RULES = ("NAN002",)  # unused-noqa: about the corpus's own flake8 comments, not hazards
 VERDICT_VALUES = ("true-positive", "false-positive", "unreviewed")
@@ -62,6 +64,9 @@ class Corpus:
     fetch: Callable[[], list[Package]] | None = None  # None: installed, not fetched
     how_to_get: str = ""
     review_opt_in: bool = True  # False: opt-in rules' findings are recorded, not gated (see gated())
+    reviewed_opt_in: tuple[str, ...] = ()  # opt-in rules gated all the same (review_opt_in False)
+    population: str = "library"  # docs/precision.md: library code or training code
+    held_out: frozenset = frozenset()  # packages whose precision is reported apart (frozen before tuning)
 
 
 CORPORA = {
@@ -77,6 +82,17 @@ CORPORA = {
         "hint only); class names the false-positive class.",
         locate_training, fetch_training, how_to_get="python scripts/corpus.py --corpus training --fetch",
         review_opt_in=False),
+    "scripts": Corpus(
+        "scripts", ROOT / "tests" / "corpus" / "scripts-verdicts.json",
+        "Hand-reviewed verdicts for every nanlint finding of the default rules and of the opt-in rules "
+        "NAN109/NAN110/NAN201/NAN202/NAN203/NAN205/NAN301/NAN401 on the scripts corpus (training code: PyPI "
+        "sdists pinned in scripts/corpus_sources.py); see docs/precision.md. Key: package, path, code, expr, n "
+        "(line is a hint only); class names the false-positive class; gradient (NAN2xx) says whether a "
+        "gradient reaches the expression in that program (reaches / none / unknown).",
+        locate_scripts, fetch_scripts, how_to_get="python scripts/corpus.py --corpus scripts --fetch",
+        review_opt_in=False,
+        reviewed_opt_in=("NAN109", "NAN110", "NAN201", "NAN202", "NAN203", "NAN205", "NAN301", "NAN401"),
+        population="training code", held_out=frozenset(s.name for s in SCRIPTS if s.held_out)),
 }
 VERDICTS = CORPORA["frameworks"].verdicts
 
@@ -188,6 +204,8 @@ def load_verdicts(path: Path = VERDICTS) -> dict:
             raise ValueError(f"{path}: a {e['verdict']} verdict needs a reason: {key_of(e)}")
         if "class" in e and not (isinstance(e["class"], str) and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", e["class"])):
             raise ValueError(f"{path}: a class is a short kebab-case tag, not {e['class']!r}: {key_of(e)}")
+        if "gradient" in e and e["gradient"] not in GRADIENT_VALUES:
+            raise ValueError(f"{path}: gradient is one of {GRADIENT_VALUES}, not {e['gradient']!r}: {key_of(e)}")
     return data
 
 
@@ -208,7 +226,8 @@ def save_verdicts(data: dict, path: Path = VERDICTS, about: str | None = None) -
 
 
 ABOUT = CORPORA["frameworks"].about
-FIELDS = ("package", "path", "code", "expr", "n", "line", "verdict", "class", "reason")
+FIELDS = ("package", "path", "code", "expr", "n", "line", "verdict", "class", "gradient", "reason")
+GRADIENT_VALUES = ("reaches", "none", "unknown")
 
 
 @dataclass
@@ -325,6 +344,56 @@ def format_markdown(table: dict[str, dict]) -> str:
     return "\n".join(out)
 
 
+def split(comparison: Comparison, held_out: frozenset) -> dict[str, Comparison]:
+    """The comparison of the tuning packages and of the held-out ones (frozen before tuning)."""
+    out = {}
+    for label, inside in (("tuning", False), ("held-out", True)):
+        keep = lambda e: (e["package"] in held_out) == inside  # noqa: E731
+        out[label] = Comparison([(f, e) for f, e in comparison.matched if keep(f)],
+                                [f for f in comparison.new if keep(f)],
+                                [e for e in comparison.vanished if keep(e)])
+    return out
+
+
+def split_report(comparison: Comparison, default: dict[str, bool], held_out: frozenset,
+                 markdown: bool = False) -> str:
+    """Precision per rule on the tuning packages and on the held-out ones, side by side, and
+    pooled over the default rules."""
+    parts = split(comparison, held_out)
+    tables = {label: precision_table(c, default) for label, c in parts.items()}
+    codes = [c for c in tables["tuning"] if any(t[c]["findings"] for t in tables.values())]
+
+    def cell(r):
+        p = "-" if r["precision"] is None else f"{r['precision']:.2f}"
+        return f"{r['true']}/{r['false']}/{r['unreviewed']} ({p})"
+
+    head = ["rule", "default", "tuning true/false/unreviewed (precision)", "held-out true/false/unreviewed (precision)"]
+    rows = [[c, "yes" if tables["tuning"][c]["default"] else "opt-in", cell(tables["tuning"][c]),
+             cell(tables["held-out"][c])] for c in codes]
+    for label, which in (("default rules", True), ("opt-in rules", False)):
+        cells = []
+        for t in tables.values():
+            tt, ff, pp = overall(t, which)
+            un = sum(r["unreviewed"] for r in t.values() if r["default"] == which)
+            cells.append(cell({"true": tt, "false": ff, "unreviewed": un, "precision": pp}))
+        rows.append([f"**{label}**" if markdown else label, "", *cells])
+    title = f"held out: {', '.join(sorted(held_out))}"
+    if markdown:
+        return "\n".join([title, "", "| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+                         + ["| " + " | ".join(r) + " |" for r in rows])
+    return "\n".join([title, "  ".join(f"{h:>10}" if i else f"{h:14}" for i, h in enumerate(head))]
+                     + [f"{r[0]:14}  {r[1]:>7}  {r[2]:>26}  {r[3]:>26}" for r in rows])
+
+
+def gradient_counts(entries: list[dict]) -> dict[str, Counter]:
+    """rule -> Counter of (verdict, gradient tag) over recorded verdicts of the gradient rules."""
+    out: dict[str, Counter] = defaultdict(Counter)
+    for e in entries:
+        if e["code"].startswith("NAN2"):
+            out[e["code"]][(e["verdict"], e.get("gradient", "-"))] += 1
+    return dict(sorted(out.items()))
+
+
 def describe(e: dict) -> str:
     return f"{e['package']}/{e['path']}:{e['line']}: {e['code']} {e['expr']}"
 
@@ -352,13 +421,15 @@ def check_versions(packages: list[Package], recorded: dict, how_to_get: str = "p
     return None
 
 
-def gated(comparison: Comparison, default: dict[str, bool], review_opt_in: bool = True) -> Comparison:
+def gated(comparison: Comparison, default: dict[str, bool], review_opt_in: bool = True,
+          reviewed_opt_in: tuple[str, ...] = ()) -> Comparison:
     """The part of a comparison the gate judges: all of it, or (``review_opt_in`` False, the
     training corpus) only the default rules' findings -- opt-in audit rules such as NAN109
-    are recorded there for the diff, and reviewed by sample."""
+    are recorded there for the diff, and reviewed by sample -- and those of the opt-in rules
+    ``reviewed_opt_in`` (the scripts corpus reviews every finding of them)."""
     if review_opt_in:
         return comparison
-    keep = lambda f: reported_by_default(f, default)  # noqa: E731
+    keep = lambda f: reported_by_default(f, default) or f["code"] in reviewed_opt_in  # noqa: E731
     return Comparison([(f, e) for f, e in comparison.matched if keep(f)],
                       [f for f in comparison.new if keep(f)],
                       [e for e in comparison.vanished if keep(e)])
@@ -369,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", choices=sorted(CORPORA), default="frameworks",
                         help="which corpus: the installed frameworks (default) or the fetched training code")
     parser.add_argument("--fetch", action="store_true",
-                        help="download and unpack the pinned wheels of a fetched corpus first (needs PyPI)")
+                        help="download and unpack the pinned wheels or sdists of a fetched corpus first (needs PyPI)")
     parser.add_argument("--update", action="store_true",
                         help="record new findings as unreviewed and drop vanished ones")
     parser.add_argument("--show", action="store_true", help="print unreviewed findings with their code")
@@ -382,11 +453,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="lint every Python file of the packages, not only the corpus subtrees "
                              "(exploration: the recorded verdicts cover the corpus)")
     parser.add_argument("--combined", action="store_true",
-                        help="print the per-rule table over both corpora's recorded verdicts (no lint)")
+                        help="print the per-rule table over the recorded verdicts of the corpora of each population "
+                             "(library code, training code; no lint)")
     args = parser.parse_args(argv)
-    if args.combined:
-        table = recorded_table([c.verdicts for c in CORPORA.values()])
-        print(format_markdown(table) if args.markdown else format_table(table))
+    if args.combined:  # one table per population: library code apart from training code (issue 21)
+        for population in dict.fromkeys(c.population for c in CORPORA.values()):
+            members = [c for c in CORPORA.values() if c.population == population]
+            table = recorded_table([c.verdicts for c in members])
+            print(f"{population} ({', '.join(c.name for c in members)}):")
+            print(format_markdown(table) if args.markdown else format_table(table))
         return 0
     which = CORPORA[args.corpus]
     verdicts = args.verdicts or which.verdicts
@@ -442,13 +517,15 @@ def main(argv: list[str] | None = None) -> int:
         print(show(comparison.unreviewed, packages))
     table = precision_table(comparison, stats["default"])
     print(format_markdown(table) if args.markdown else format_table(table))
+    if which.held_out:
+        print(split_report(comparison, stats["default"], which.held_out, args.markdown))
     if args.classes:
         for label, which_rules in (("default rules", True), ("opt-in rules", False)):
             found = [e for f, e in comparison.matched if reported_by_default(f, stats["default"]) == which_rules]
             print(f"false positives per class, {label}:")
             for cls, n in false_positive_classes(found).most_common():
                 print(f"{n:5}  {cls}")
-    judged = gated(comparison, stats["default"], which.review_opt_in)
+    judged = gated(comparison, stats["default"], which.review_opt_in, which.reviewed_opt_in)
     failed = bool(judged.unreviewed) or bool(judged.lost)
     return 1 if failed and not args.update else 0
 

@@ -1,6 +1,6 @@
 """Where the precision corpora come from (used by ``scripts/corpus.py``).
 
-Two corpora share the lint/compare/verdict code of ``corpus.py``:
+Three corpora share the lint/compare/verdict code of ``corpus.py``:
 
 * ``frameworks`` -- the installed, pinned framework packages (the ``frameworks`` extra);
   located with ``importlib``, never imported.
@@ -10,6 +10,14 @@ Two corpora share the lint/compare/verdict code of ``corpus.py``:
   pinned frameworks): ``pip download --no-deps`` of the exact wheel pinned below, its
   sha256 checked, and its ``.py`` files unzipped into a cache directory outside the
   repository (``$NANLINT_CORPUS_CACHE``, default ``~/.cache/nanlint-corpus``).
+  Despite its name this is *library* code (model libraries, installed by users): the
+  "library" population of docs/precision.md, with ``frameworks``.
+* ``scripts`` -- *training code*, the "training code" population: training scripts,
+  examples, agents and paper implementations (GAN/VAE/diffusion/RL, TF1-era code) from
+  pinned PyPI *sdists* (``pip download --no-binary :all: --no-deps``), fetched the same
+  way into the same cache, their ``.py`` files untarred, never installed.  A third of its
+  projects is held out (``held_out``), chosen by a rule on the names before any finding
+  was looked at; its precision is reported apart from the rest.
 
 Nothing here imports nanlint or corpus.py.
 """
@@ -23,7 +31,9 @@ import importlib.util
 import os
 import subprocess
 import sys
+import tarfile
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -261,3 +271,191 @@ def _sha256(path: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+
+# --- the scripts corpus: training code from sdists fetched from PyPI ------------------------
+@dataclass(frozen=True)
+class Sdist:
+    name: str  # the corpus's name for it (verdict key); the PyPI distribution
+    version: str
+    filename: str  # the exact sdist file; pip download must produce it
+    sha256: str
+    package: str  # the directory inside the sdist (below its top folder); paths are relative to it
+    subtrees: tuple[str, ...]
+    exclude: tuple[str, ...] = ()
+    framework: str = ""  # what the code is written in (docs/precision.md)
+    held_out: bool = False  # frozen before any finding was reviewed: see held_out_names()
+
+    @property
+    def dist(self) -> str:
+        return self.name
+
+
+def held_out_names(names) -> set[str]:
+    """The held-out third of the scripts corpus: the projects sorted by the sha256 of their
+    name, every third from the first.  Fixed before any finding of the corpus was seen; the
+    ``held_out`` flags of SCRIPTS are this rule written out (a test checks they agree)."""
+    ranked = sorted(names, key=lambda n: hashlib.sha256(n.encode()).hexdigest())
+    return {n for i, n in enumerate(ranked) if i % 3 == 0}
+
+
+NOT_CODE = TESTS + ("setup.py", "version.py", "*/version.py", "docs/*", "*/docs/*", "examples/tests/*")
+SCRIPTS = (
+    # PyTorch: paper implementations (lucidrains), VAEs, GANs, RL training scripts and agents
+    Sdist("denoising-diffusion-pytorch", "2.3.4", "denoising_diffusion_pytorch-2.3.4.tar.gz",
+          "c6950c09367e9d05992d44bdeacc578803c64f3864205da959cf95c2774780f4", "denoising_diffusion_pytorch",
+          (".",), NOT_CODE, "pytorch"),
+    Sdist("vit-pytorch", "1.26.14", "vit_pytorch-1.26.14.tar.gz",
+          "554df1ebb1d1726a1ebec5d23f6090694e391d0e17e145108add46ef0badf864", "vit_pytorch", (".",), NOT_CODE,
+          "pytorch"),
+    Sdist("stylegan2-pytorch", "1.9.0", "stylegan2_pytorch-1.9.0.tar.gz",
+          "13c155c892e78fda5a6c6e029fe30c8f28251c5aa7b375a4794b9d5223d7e6ce", "stylegan2_pytorch", (".",),
+          NOT_CODE, "pytorch", held_out=True),
+    Sdist("dalle-pytorch", "1.6.6", "dalle-pytorch-1.6.6.tar.gz",
+          "c9e0d2de5405167bc6dae82f577098b7514bbb3c32fdf8803ff023173712c1d2", "dalle_pytorch", (".",), NOT_CODE,
+          "pytorch"),
+    # single-file training scripts (PPO, DQN, SAC, TD3...), PyTorch and JAX
+    Sdist("cleanrl", "0.4.8", "cleanrl-0.4.8.tar.gz",
+          "947a5b4c006f43cf90be03b90c5345d118468260c7269c11e5d795954a2effa5", "cleanrl", (".",), NOT_CODE,
+          "pytorch+jax", held_out=True),
+    Sdist("pythae", "0.1.2", "pythae-0.1.2.tar.gz",
+          "191824894f1b49dc425dea4a53dc24491ebdbe22334298b4ac42e9f0b0726b09", "src/pythae", ("models",), NOT_CODE,
+          "pytorch", held_out=True),
+    Sdist("lightning-bolts", "0.7.0", "lightning-bolts-0.7.0.tar.gz",
+          "6071cda7721087890ba01523d6580fe72b03b842766fd5018a8eb9caa99fe75c", "src/pl_bolts", ("models", "losses"),
+          NOT_CODE, "pytorch"),
+    Sdist("tianshou", "2.0.1", "tianshou-2.0.1.tar.gz",
+          "ec81006848489c23a4952825abb034a525a625dea214a257b1854d03068d11b8", "tianshou", ("algorithm",), NOT_CODE,
+          "pytorch", held_out=True),
+    # TF1 graph-mode agents and layers, TF2/Keras agents and models
+    Sdist("stable-baselines", "2.10.2", "stable_baselines-2.10.2.tar.gz",
+          "82491c8028edd5ae17186b8c8b3963368b45a37c9a0a00841ce26990b381f556", "stable_baselines", (".",),
+          NOT_CODE, "tf1"),
+    Sdist("tflearn", "0.5.0", "tflearn-0.5.0.tar.gz",
+          "818aa57667693810415dc203ba3f75f1541e931a8dc30b6e8b21563541a70388", "tflearn", (".",),
+          NOT_CODE + ("datasets/*", "vendor/*"), "tf1"),
+    Sdist("magenta", "2.1.3", "magenta-2.1.3.tar.gz",
+          "3fac011d786bdead8129bb93481d662d871c55bff7f3c5ad147e49bf29d6877a", "magenta", ("models",), NOT_CODE,
+          "tf1"),
+    Sdist("keras-rl2", "1.0.5", "keras-rl2-1.0.5.tar.gz",
+          "1a31d16e212ff3e01b904d42c3b3961b588841d1b2563b5ac51ed9b936ec7be3", "rl", (".",), NOT_CODE,
+          "tf2-keras", held_out=True),
+    Sdist("deepctr", "0.9.4", "deepctr-0.9.4.tar.gz",
+          "c2131e6cda16078bb1861aae5fd3b985d2b9bc67001bf116974ea0982e2fa447", "deepctr", (".",), NOT_CODE,
+          "tf2-keras"),
+    # JAX (and TF) RL agents, losses and trainers
+    # two of its labs' launchers are not Python: a redacted Google-internal import line
+    # (".learning.deepmind.xmanager2.client.google as xm") that only a parse error reports
+    Sdist("dopamine-rl", "4.1.2", "dopamine_rl-4.1.2.tar.gz",
+          "61b791d11edf80e08a164db7bc60166bb669db8a57b6cf21c8717a4aea1a84ef", "dopamine", ("jax", "tf", "labs"),
+          NOT_CODE + ("labs/atari_100k/train.py", "labs/moes/atari_100k_train.py"), "jax+tf1"),
+    Sdist("rlax", "0.1.9", "rlax-0.1.9.tar.gz",
+          "72c01f519b401e684b2c4ac9fe9f2eed242a5a047e3572eb848a759141539736", "rlax", ("_src",), NOT_CODE, "jax"),
+    Sdist("dm-acme", "0.4.0", "dm-acme-0.4.0.tar.gz",
+          "4b43e7738914cdf0134935485a5d9255189e59f73d442bef057c94279d7691ff", "acme",
+          ("agents", "tf/losses", "tf/networks", "jax/losses", "jax/networks"), NOT_CODE, "jax+tf2",
+          held_out=True),
+    Sdist("brax", "0.14.2", "brax-0.14.2.tar.gz",
+          "fd5240fb30ea0d7b0a9da162eb4a460c3ad415c049453936118e2e05089222c2", "brax", ("training",), NOT_CODE,
+          "jax"),
+    Sdist("sbx-rl", "0.28.0", "sbx_rl-0.28.0.tar.gz",
+          "d31098a1d9ebb67b84cab1b91fe3f080b94b9f3fe22867902627a5d1956f1125", "sbx", (".",), NOT_CODE, "jax"),
+)
+
+
+def _unpacked_sdist(sdist: Sdist, cache: Path) -> Path:
+    return cache / "src" / f"sdist-{sdist.name}-{sdist.version}"
+
+
+def locate_scripts(cache: Path | None = None, sdists=SCRIPTS) -> list[Package]:
+    """The scripts corpus as unpacked in the cache; NotInstalled when it was not fetched."""
+    cache = cache or cache_dir()
+    out = []
+    for s in sdists:
+        where = _unpacked_sdist(s, cache)
+        if not (where / ".complete").exists():
+            raise NotInstalled(f"{s.name}=={s.version} (sdist) is not fetched into {cache} "
+                               f"(python scripts/corpus.py --corpus scripts --fetch)")
+        root = where / s.package
+        for sub in s.subtrees:
+            if "*" not in sub and not (root / sub).exists():
+                raise NotInstalled(f"{root / sub} is missing")
+        out.append(Package(s.name, s.version, root, s.subtrees, s.exclude))
+    return out
+
+
+def _download_sdist(s: Sdist, downloads: Path) -> None:
+    path = downloads / s.filename
+    if path.exists() and _sha256(path) == s.sha256:
+        return
+    # pip prepares an sdist's metadata (a build backend in an isolated environment) before it
+    # keeps the file: a few seconds each, so the downloads run side by side.  Few retries:
+    # without network the test should skip in seconds, not minutes.
+    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+           "--retries", "1", "--timeout", "30", *SDIST_INDEX, "--dest", str(downloads), f"{s.name}=={s.version}"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0 or not path.exists():
+        said = (done.stderr or done.stdout or "").strip().splitlines()
+        raise NotInstalled(f"pip download {s.name}=={s.version} failed: "
+                           f"{said[-1] if said else 'it did not produce ' + s.filename}")
+
+
+SDIST_INDEX: tuple[str, ...] = ()  # extra pip options (the tests point it at a local index)
+
+
+def fetch_scripts(cache: Path | None = None, sdists=SCRIPTS, log=print, jobs: int = 6) -> list[Package]:
+    """Download (if missing) and unpack (if missing) every pinned sdist; check its sha256."""
+    cache = cache or cache_dir()
+    downloads = cache / "sdists"
+    downloads.mkdir(parents=True, exist_ok=True)
+    todo = [s for s in sdists if not (_unpacked_sdist(s, cache) / ".complete").exists()]
+    for s in todo:
+        if not (downloads / s.filename).exists():
+            log(f"corpus: downloading {s.name}=={s.version} (sdist)")
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        failures = [f for f in (pool.submit(_download_sdist, s, downloads) for s in todo) if f.exception()]
+    if failures:
+        raise failures[0].exception()
+    for s in todo:
+        path = downloads / s.filename
+        digest = _sha256(path)
+        if digest != s.sha256:
+            raise NotInstalled(f"{path} has sha256 {digest}, pinned {s.sha256}")
+        _untar_sources(path, _unpacked_sdist(s, cache))
+    return locate_scripts(cache, sdists)
+
+
+def _untar_sources(archive: Path, where: Path) -> None:
+    """The sdist's .py files under ``where``, its top folder stripped, then a marker."""
+    tmp = where.with_name(where.name + ".partial")
+    if tmp.exists():
+        _rmtree(tmp)
+    tmp.mkdir(parents=True)
+    if archive.name.endswith(".zip"):
+        with zipfile.ZipFile(archive) as z:
+            members = [(i.filename, i) for i in z.infolist() if not i.is_dir()]
+            for name, info in members:
+                rel = _inner(name)
+                if rel is not None:
+                    (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+                    (tmp / rel).write_bytes(z.read(info))
+    else:
+        with tarfile.open(archive) as t:
+            for info in t:
+                rel = _inner(info.name) if info.isfile() else None
+                if rel is not None:
+                    (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+                    (tmp / rel).write_bytes(t.extractfile(info).read())
+    if where.exists():
+        _rmtree(where)
+    tmp.rename(where)
+    (where / ".complete").write_text(archive.name + "\n")
+
+
+def _inner(name: str) -> Path | None:
+    """A member's path below the sdist's top folder, when it is a safe .py path."""
+    parts = Path(name).parts
+    if not name.endswith(".py") or name.startswith("/") or ".." in parts or len(parts) < 2:
+        return None
+    return Path(*parts[1:])

@@ -2,7 +2,10 @@
 framework sources (keras, torch, tensorflow/python, jax, optax) and on the training
 corpus (model zoos, pipelines, RL agents, probabilistic models: pinned PyPI wheels,
 fetched, never installed) has a hand-reviewed verdict in ``tests/corpus/verdicts.json``
-and ``tests/corpus/training-verdicts.json``, so precision can only go up.
+and ``tests/corpus/training-verdicts.json``, so precision can only go up; so has every
+finding of the default rules and of the opt-in rules being turned on on the scripts
+corpus (training code: scripts, agents, paper implementations from pinned PyPI sdists),
+in ``tests/corpus/scripts-verdicts.json``.
 
 A new finding fails here until someone reviews it (``python scripts/corpus.py
 [--corpus training] --update --show``, then set ``verdict``/``reason`` in the file; see
@@ -73,7 +76,7 @@ def run(request):
     request.config.pluginmanager.register(_Summary(which.name, stats, table, comparison),
                                           f"nanlint-corpus-summary-{which.name}")
     _FINDINGS[which.name] = findings
-    return which, corpus.gated(comparison, stats["default"], which.review_opt_in), table, stats
+    return which, corpus.gated(comparison, stats["default"], which.review_opt_in, which.reviewed_opt_in), table, stats
 
 
 _FINDINGS: dict = {}  # corpus name -> its findings, for the snapshot test
@@ -166,6 +169,126 @@ def test_training_false_positives_are_classed_and_versions_pinned():
     unclassed = [corpus.describe(e) for e in data["findings"] if e["verdict"] == "false-positive" and not e.get("class")]
     assert not unclassed, "false positives without a class:\n" + "\n".join(unclassed[:20])
     assert data["versions"] == {w.name: w.version for w in sources.TRAINING}
+
+
+def test_scripts_corpus_is_training_code_with_a_frozen_held_out_third():
+    """The scripts corpus: >= 16 projects across the frameworks, the held-out flags are the
+    rule of corpus_sources.held_out_names (fixed before any finding was reviewed), every
+    reviewed false positive names its class, every finding of a gradient rule says whether a
+    gradient reaches it, and the reviewed versions are the pinned sdists."""
+    which = corpus.CORPORA["scripts"]
+    names = [s.name for s in sources.SCRIPTS]
+    assert len(names) >= 16 and len(set(names)) == len(names)
+    assert {s.name for s in sources.SCRIPTS if s.held_out} == sources.held_out_names(names) == which.held_out
+    assert len(which.held_out) == len(names) // 3 + (len(names) % 3 > 0)
+    frameworks = [s.framework for s in sources.SCRIPTS]
+    assert sum("tf" in f for f in frameworks) >= 4
+    assert sum("pytorch" in f for f in frameworks) >= 4
+    assert sum("jax" in f for f in frameworks) >= 3
+    library = {w.dist for w in sources.TRAINING} | {f[1] for f in sources.FRAMEWORKS}
+    assert not library & set(names), "a project of the library corpora is not training code"
+    data = corpus.load_verdicts(which.verdicts)
+    unclassed = [corpus.describe(e) for e in data["findings"] if e["verdict"] == "false-positive" and not e.get("class")]
+    assert not unclassed, "false positives without a class:\n" + "\n".join(unclassed[:20])
+    untagged = [corpus.describe(e) for e in data["findings"]
+                if e["code"].startswith("NAN2") and e["verdict"] != "unreviewed" and "gradient" not in e]
+    assert not untagged, "gradient-rule findings without a gradient tag:\n" + "\n".join(untagged[:20])
+    assert data["versions"] == {s.name: s.version for s in sources.SCRIPTS}
+
+
+def test_held_out_precision_is_reported_apart(tmp_path):
+    findings = _lint_tmp(tmp_path, HAZARD)
+    other = dict(findings[1], package="other")
+    recorded = {"findings": [dict(findings[0], verdict="true-positive", reason="r"),
+                             dict(other, verdict="false-positive", reason="r")]}
+    comparison = corpus.compare([findings[0], other], recorded)
+    parts = corpus.split(comparison, frozenset({"other"}))
+    assert [f["package"] for f, _ in parts["tuning"].matched] == ["pkg"]
+    assert [f["package"] for f, _ in parts["held-out"].matched] == ["other"]
+    report = corpus.split_report(comparison, {"NAN101": True}, frozenset({"other"}))
+    assert "held out: other" in report and "1/0/0 (1.00)" in report and "0/1/0 (0.00)" in report
+    assert "| NAN101 | yes | 1/0/0 (1.00) | 0/1/0 (0.00) |" in corpus.split_report(
+        comparison, {"NAN101": True}, frozenset({"other"}), markdown=True)
+
+
+def test_a_gradient_tag_is_one_of_three(tmp_path):
+    path = tmp_path / "v.json"
+    entry = {"package": "p", "path": "m.py", "code": "NAN201", "expr": "e", "n": 0, "line": 1,
+             "verdict": "false-positive", "class": "no-gradient", "gradient": "none", "reason": "r"}
+    corpus.save_verdicts({"versions": {}, "findings": [entry]}, path)
+    assert corpus.load_verdicts(path)["findings"][0]["gradient"] == "none"
+    corpus.save_verdicts({"versions": {}, "findings": [dict(entry, gradient="maybe")]}, path)
+    with pytest.raises(ValueError, match="gradient is one of"):
+        corpus.load_verdicts(path)
+
+
+def test_opt_in_rules_under_review_are_gated_on_the_scripts_corpus(tmp_path):
+    findings = _lint_tmp(tmp_path, HAZARD)
+    comparison = corpus.compare([dict(findings[0], code="NAN109"), dict(findings[1], code="NAN204")],
+                                {"findings": []})
+    which = corpus.CORPORA["scripts"]
+    judged = corpus.gated(comparison, {"NAN109": False, "NAN204": False}, which.review_opt_in,
+                          which.reviewed_opt_in)
+    assert [f["code"] for f in judged.unreviewed] == ["NAN109"]
+
+
+def _sdist(tmp_path: Path, evil: bool = False) -> tuple[Path, object]:
+    """An sdist of our own, already in the cache's download folder (no network needed)."""
+    import io
+    import tarfile
+
+    cache = tmp_path / "cache"
+    (cache / "sdists").mkdir(parents=True)
+    path = cache / "sdists" / "zoo-1.0.tar.gz"
+    files = {"zoo-1.0/setup.py": "from setuptools import setup\nsetup(name='zoo', version='1.0', packages=[])\n",
+             "zoo-1.0/PKG-INFO": "Metadata-Version: 2.1\nName: zoo\nVersion: 1.0\n",
+             "zoo-1.0/zoo/__init__.py": "", "zoo-1.0/zoo/train.py": HAZARD, "zoo-1.0/zoo/train_test.py": HAZARD,
+             "zoo-1.0/zoo/README.md": "not python", **({"zoo-1.0/../evil.py": "outside"} if evil else {})}
+    with tarfile.open(path, "w:gz") as t:
+        for name, text in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(text.encode())
+            t.addfile(info, io.BytesIO(text.encode()))
+    sdist = sources.Sdist("zoo", "1.0", path.name, sources._sha256(path), "zoo", (".",), ("*_test.py",), "pytorch")
+    return cache, sdist
+
+
+def test_fetch_untars_the_pinned_sdist_sources_and_locates_them(tmp_path):
+    cache, sdist = _sdist(tmp_path, evil=True)  # a member outside the top folder is not unpacked
+    with pytest.raises(corpus.NotInstalled, match="not fetched"):
+        sources.locate_scripts(cache, (sdist,))
+    [pkg] = sources.fetch_scripts(cache, (sdist,), log=lambda m: None)
+    assert (pkg.name, pkg.version) == ("zoo", "1.0")
+    assert [p.relative_to(pkg.root).as_posix() for p in pkg.files()] == ["__init__.py", "train.py"]
+    unpacked = sorted(p.relative_to(pkg.root.parent).as_posix() for p in pkg.root.parent.rglob("*") if p.is_file())
+    assert unpacked == [".complete", "setup.py", "zoo/__init__.py", "zoo/train.py", "zoo/train_test.py"]
+    assert not (tmp_path / "evil.py").exists() and not (cache / "src" / "evil.py").exists()
+    findings, stats = corpus.lint_corpus([pkg], jobs=1)
+    assert [f["code"] for f in findings] == ["NAN101", "NAN101"] and stats["files"] == 2
+    (pkg.root.parent / ".complete").unlink()  # an interrupted unpack is redone, not trusted
+    (pkg.root / "train.py").write_text("tampered")
+    [again] = sources.fetch_scripts(cache, (sdist,), log=lambda m: None)
+    assert (again.root / "train.py").read_text() == HAZARD
+
+
+def test_fetch_downloads_the_sdist_with_pip_and_checks_the_pinned_hash(tmp_path, monkeypatch):
+    """The download path, run for real by pip but offline: a local --find-links index stands
+    in for PyPI (without build isolation, so pip prepares the metadata with the setuptools
+    installed here instead of fetching one)."""
+    cache, sdist = _sdist(tmp_path)
+    index = tmp_path / "index"
+    index.mkdir()
+    (cache / "sdists" / sdist.filename).rename(index / sdist.filename)
+    monkeypatch.setattr(sources, "SDIST_INDEX", ("--no-index", "--find-links", str(index), "--no-build-isolation"))
+    wrong = sources.Sdist(**{**sdist.__dict__, "sha256": "0" * 64})
+    with pytest.raises(corpus.NotInstalled, match="pinned 0000"):
+        sources.fetch_scripts(cache, (wrong,), log=lambda m: None)
+    assert not (cache / "src" / "sdist-zoo-1.0").exists()  # nothing unpacked from an archive that is not the pinned one
+    [pkg] = sources.fetch_scripts(cache, (sdist,), log=lambda m: None)
+    assert [p.name for p in pkg.files()] == ["__init__.py", "train.py"]
+    missing = sources.Sdist(**{**sdist.__dict__, "version": "2.0", "filename": "zoo-2.0.tar.gz"})
+    with pytest.raises(corpus.NotInstalled, match="pip download zoo==2.0 failed"):
+        sources.fetch_scripts(cache, (missing,), log=lambda m: None)
 
 
 # --- the machinery, on a small package of our own (no frameworks needed) ----------------
