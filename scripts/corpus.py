@@ -361,7 +361,11 @@ def split_report(comparison: Comparison, default: dict[str, bool], held_out: fro
     pooled over the default rules."""
     parts = split(comparison, held_out)
     tables = {label: precision_table(c, default) for label, c in parts.items()}
-    codes = [c for c in tables["tuning"] if any(t[c]["findings"] for t in tables.values())]
+    empty = {"findings": 0, "true": 0, "false": 0, "unreviewed": 0, "precision": None}
+    for t in tables.values():  # a row (a rule's may tier) found on one side only
+        for c in {c for tt in tables.values() for c in tt}:
+            t.setdefault(c, dict(empty, default=not c.endswith(MAY_ROW) and default.get(c, True)))
+    codes = sorted(c for c in tables["tuning"] if any(t[c]["findings"] for t in tables.values()))
 
     def cell(r):
         p = "-" if r["precision"] is None else f"{r['precision']:.2f}"

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from nanlint.semantic.context import FileContext
+from nanlint.vocabulary import ops as o
 from nanlint.semantic.navigation import enclosing, scope_at, stored, variable_names
 from nanlint.semantic.resolve import Scope, dotted
 
@@ -206,6 +207,9 @@ def _flows_to_sink(ctx: FileContext, node: cst.CSTNode, depth: int, seen: set[in
         if isinstance(parent, cst.Arg) and parent.value is cur:
             call = ctx.parent(parent)
             if isinstance(call, cst.Call):
+                op = ctx.op_call(call, scope_at(ctx, call))
+                if op is not None and op.op == o.STOP_GRADIENT:
+                    return None  # no gradient flows on from here
                 sink = _sink(ctx, call, parent)
                 if sink is not None:
                     return sink
@@ -217,6 +221,8 @@ def _flows_to_sink(ctx: FileContext, node: cst.CSTNode, depth: int, seen: set[in
             call = ctx.parent(parent)
             if isinstance(call, cst.Call) and call.func is parent and parent.attr.value in ("backward",):
                 return f"back-propagated on line {ctx.line_of(call)}"
+            if parent.attr.value in ("detach", "item", "numpy", "tolist", "shape", "ndim", "dtype"):
+                return None
         if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and parent.value is cur:
             targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
             for t in targets:

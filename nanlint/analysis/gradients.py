@@ -16,6 +16,7 @@ import libcst as cst
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.context import FileContext
 from nanlint.analysis.facts import gradient_free
+from nanlint.semantic.reach import parameter
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.navigation import enclosing, inside, scope_at, stored, variable_names
 
@@ -35,6 +36,7 @@ PALLAS_CALL = "jax.experimental.pallas.pallas_call"
 TO_PYTHON_BUILTINS = frozenset({"float", "int", "bool", "print", "str", "repr"})
 TO_PYTHON_METHODS = frozenset({"item", "tolist", "numpy"})
 ASSIGN_METHODS = frozenset({"assign", "assign_add", "assign_sub"})
+SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "device"})
 # expressions a value flows through unchanged in kind: keep following it upwards
 _CARRIERS = (cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison,
              cst.ComparisonTarget, cst.Subscript, cst.SubscriptElement, cst.Index, cst.Slice, cst.Element,
@@ -177,9 +179,13 @@ def _sinks_only(ctx: FileContext, node: cst.CSTNode, framework: o.Framework | No
             qual = ctx.index.qualname(call.func, scope)
             builtin = isinstance(call.func, cst.Name) and not ctx.index.is_bound(call.func.value, scope)
             if ctx.op_call(call, scope) is None and qual is None and not builtin:
-                return False  # a function of the user's: it may keep the value anywhere
+                # a function of the user's: it may keep the value anywhere, unless it is this
+                # file's and every use of the parameter it binds is a sink (stop_gradient(q))
+                return depth > 0 and _parameter_sinks_only(ctx, call, parent, scope, framework, depth - 1)
             cur = call
         elif isinstance(parent, cst.Attribute) and parent.value is cur:
+            if parent.attr.value in SHAPE_ATTRIBUTES:
+                return True  # x.shape[0]: a shape carries no gradient
             call = ctx.parent(parent)
             if isinstance(call, cst.Call) and call.func is parent:
                 if parent.attr.value in TO_PYTHON_METHODS:
@@ -204,6 +210,26 @@ def _sinks_only(ctx: FileContext, node: cst.CSTNode, framework: o.Framework | No
             return _name_uses_sinks(ctx, parent, targets[0].value, framework, depth - 1)
         else:
             return False
+
+
+def _parameter_sinks_only(ctx: FileContext, call: cst.Call, arg: cst.Arg, scope: Scope,
+                          framework: o.Framework | None, depth: int) -> bool:
+    """``call`` is to a function of this file whose parameter bound to ``arg`` is read
+    only by sinks (and read at all)."""
+    found = ctx.index.function(call.func, scope)
+    if found is None:
+        return False
+    fdef = found[0].node
+    param = parameter(fdef, call, arg)
+    if param is None:
+        return False
+    fscope = found[1]
+    name = param.name.value
+    if name in fscope.globals or len(fscope.bindings.get(name, ())) != 1:
+        return False  # rebound in the function: its other values are not the argument
+    reads = [n for n in variable_names(ctx).get(name, ()) if not stored(ctx, n) and inside(ctx, n, fdef)
+             and (lambda f: f is not None and f[1] is fscope)(ctx.index.lookup(name, scope_at(ctx, n)))]
+    return bool(reads) and all(_sinks_only(ctx, n, framework, depth) for n in reads)
 
 
 def _sink_call(ctx: FileContext, call: cst.Call, scope: Scope) -> bool:

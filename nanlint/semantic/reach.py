@@ -384,6 +384,27 @@ def argument(fdef: cst.CSTNode, param: cst.CSTNode, call: cst.Call) -> cst.BaseE
     return param.default
 
 
+def parameter(fdef: cst.CSTNode, call: cst.Call, arg: cst.Arg) -> cst.Param | None:
+    """The parameter of ``fdef`` that ``call`` binds ``arg`` to (the reverse of :func:`argument`)."""
+    if not isinstance(fdef, cst.FunctionDef) or arg.star:
+        return None
+    params = fdef.params
+    positional = list(params.posonly_params) + list(params.params)
+    if positional and positional[0].name.value in ("self", "cls") and isinstance(call.func, cst.Attribute):
+        positional = positional[1:]
+    if arg.keyword is not None:
+        return next((p for p in positional + list(params.kwonly_params) if p.name.value == arg.keyword.value), None)
+    i = 0
+    for a in call.args:
+        if a.star:
+            return None
+        if a is arg:
+            return positional[i] if i < len(positional) else None
+        if a.keyword is None:
+            i += 1
+    return None
+
+
 def _short(ctx: "Model", expr: cst.CSTNode, width: int = 40) -> str:
     text = " ".join(ctx.code(expr).split())
     return text if len(text) <= width else text[:width - 3] + "..."
