@@ -33,6 +33,7 @@ import libcst as cst
 
 from nanlint.analysis import evidence, facts
 from nanlint.vocabulary import ops as o
+from nanlint.vocabulary import limits
 from nanlint.semantic.context import FileContext, OpCall
 from nanlint.analysis.guards import constant, guarded, terms
 from nanlint.semantic.reach import Resolved
@@ -55,10 +56,15 @@ DIFFERENCE = "difference"
 KINDS = (PROBABILITY, COMPLEMENT, RECTIFIED, COUNT, AFFINE, CONSTANT)
 _BIAS = re.compile(r"^(b|bias|biases|b_?\d+|.*_b|.*_bias|bias_.*)$", re.IGNORECASE)
 
-# why each kind reaches its singular point, for messages
+# why each kind reaches its singular point, for messages (the float32 thresholds measured in
+# vocabulary/limits.py: the lowest and the highest over the frameworks and sigmoid/softmax)
+_UNDER = [t[fw][limits.FLOAT32] for t in (limits.SIGMOID_ZERO, limits.EXP_UNDERFLOW) for fw in limits.FRAMEWORKS]
+_SATURATED = max(t[fw][limits.FLOAT32] for t in (limits.SIGMOID_ONE, limits.SOFTMAX_ONE) for fw in limits.FRAMEWORKS)
 WHY = {
-    PROBABILITY: "it underflows to exactly 0 in float32 (a logit ~88-104 below the others)",
-    COMPLEMENT: "it is exactly 0 once the probability rounds to 1 in float32 (a logit ~17 above the others)",
+    PROBABILITY: (f"it underflows to exactly 0 in float32 (a logit ~{min(_UNDER):g} to ~{max(_UNDER):g} below the "
+                  "others, by framework)"),
+    COMPLEMENT: (f"it is exactly 0 once the probability rounds to 1 in float32 (a logit ~{_SATURATED:g} or more "
+                 "above the others)"),
     RECTIFIED: "it is exactly 0 on a whole region of inputs",
     COUNT: "it is 0 when nothing in the batch matches",
     AFFINE: "an affine output with no activation is negative or 0 for some inputs",

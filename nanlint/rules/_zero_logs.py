@@ -11,6 +11,8 @@ from nanlint.semantic.context import OpCall
 from nanlint.rules.context import RuleContext
 from nanlint.semantic.reach import origin_note
 from nanlint.rules.base import Rule
+from nanlint.rules import _limits
+from nanlint.vocabulary import limits
 from nanlint.rules._gradient_traps import spelled_call
 from nanlint.rules._zero_fixes import epsilon, far, guard_fix
 from nanlint.rules._log_guards import covered
@@ -53,7 +55,8 @@ class LogSinks(Rule):
             if call.x is None or zero is None or "product" in zero.what:
                 continue  # a product of probabilities is 1 only when every factor is
             where = origin_note(zero.value.ctx or ctx, zero.value)
-            message = (f"atanh of {zero.what}{where}: it rounds to exactly 1 in float32 (a logit ~17 above the others), "
+            message = (f"atanh of {zero.what}{where}: it rounds to exactly 1 in float32 (a logit "
+                       f"{_limits.shown(limits.SOFTMAX_ONE, call.framework)} or more above the others), "
                        "where atanh = log((1 + p) / (1 - p)) / 2 is inf and its gradient 1 / (1 - p**2) too; "
                        "work with the logit (atanh(sigmoid(z)) = softplus(z + log 2) / 2) or clip p below 1 - 1e-7")
             fix = fixes.Fix(fixes.DISPLAY_ONLY, "Use the logit: atanh(sigmoid(z)) = softplus(z + log 2) / 2")

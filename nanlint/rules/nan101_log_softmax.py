@@ -13,6 +13,8 @@ from nanlint.semantic.reach import origin_note
 from nanlint.rules.context import RuleContext
 from nanlint.semantic.reach import HANDWRITTEN, MERGED, SHAPE, Resolved
 from nanlint.rules.base import Rule
+from nanlint.rules import _limits
+from nanlint.vocabulary import limits
 from nanlint.rules import _log1m_softmax as log1m
 from nanlint.rules._zero_fixes import epsilon, far, guard_fix
 from nanlint.rules._fused import fused_call, log_softmax_fix
@@ -44,8 +46,9 @@ class LogSoftmax(Rule):
             return
         arg, p, softmax, resolved = found
         note = origin_note(ctx, arg) or origin_note(ctx, resolved)
-        message = ("log(1 - softmax(z)) is -inf once a class saturates (a logit ~17 above the others "
-                   "rounds its probability to 1 in float32), and so is log1p(-softmax(z)); use the exact form, "
+        message = ("log(1 - softmax(z)) is -inf once a class saturates (in float32 a logit "
+                   f"{_limits.shown(limits.SOFTMAX_ONE, softmax.framework)} or more above every other rounds its "
+                   "probability to 1), and so is log1p(-softmax(z)); use the exact form, "
                    "logsumexp of log_softmax(z) over the other classes" + note)
         ctx.report(log.node, message, self.complement_fix(ctx, log, arg, p, softmax, resolved))
 

@@ -11,6 +11,8 @@ from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
 from nanlint.semantic.literals import one_minus
 from nanlint.rules._fused import log_sigmoid_fix
+from nanlint.rules import _limits
+from nanlint.vocabulary import limits
 
 
 class LogSigmoid(Rule):
@@ -37,7 +39,13 @@ class LogSigmoid(Rule):
             crossed = crossed or resolved.crossed_statements
             what = "log(1 - sigmoid(x))" if negated else "log(sigmoid(x))"
             note = origin_note(ctx, arg) or origin_note(ctx, resolved)
-            message = (f"{what} is -inf once sigmoid saturates (|x| > ~17 in float32); "
+            if negated:  # one side only: 1 - sigmoid(x) is 0 once sigmoid(x) rounds to 1
+                side = (f"sigmoid(x) rounds to 1 for x > {_limits.shown(limits.SIGMOID_ONE, sigmoid.framework)} "
+                        "in float32")
+            else:  # log(sigmoid(x)) is exact for every positive x
+                side = (f"sigmoid(x) is 0 for x < {_limits.shown(limits.SIGMOID_ZERO, sigmoid.framework, sign=-1)} "
+                        f"in float32 ({sigmoid.framework.display})")
+            message = (f"{what} is -inf, and its gradient NaN, where {side}; "
                        f"use log_sigmoid({'-x' if negated else 'x'})" + note)
             ctx.report(log.node, message,
                        log_sigmoid_fix(ctx, log, sigmoid, negated, crossed, not resolved.fixable_in(log.scope)))

@@ -16,6 +16,9 @@ from nanlint.rules.base import Rule
 from nanlint.rules._fused import log_sigmoid_fix
 from nanlint.rules._cross_entropy import outer_negation, product_with_log, signed_replacement, string
 from nanlint.semantic.literals import one_minus
+from nanlint.analysis.targets import constant_target
+from nanlint.rules import _limits
+from nanlint.vocabulary import limits
 
 _EMPTY = cst.Module([])
 
@@ -83,9 +86,12 @@ class SigmoidCrossEntropy(Rule):
                 whole = len(chain) == 2
                 negation = outer_negation(ctx, node, scope) if whole else None
                 site = negation if negation is not None else node
-                message = ("hand-written binary cross entropy on sigmoid(z): sigmoid is exactly 1.0 "
-                           "for z >= ~16.64 in float32, log(1 - p) = -inf and the loss and gradient "
-                           "are NaN; use the with-logits loss" + note)
+                fw = sig_p.framework
+                message = ("hand-written binary cross entropy on sigmoid(z): in float32 p rounds to 1 for "
+                           f"z > {_limits.shown(limits.SIGMOID_ONE, fw)}, where log(1 - p) = -inf, and is 0 for "
+                           f"z < {_limits.shown(limits.SIGMOID_ZERO, fw, sign=-1)} ({fw.display}), where log(p) = -inf; "
+                           "a label of 0 or 1 does not cancel it (0 * -inf = NaN): the loss and gradient are NaN; "
+                           "use the with-logits loss" + note)
                 fix = self.chain_fix(ctx, node, scope, whole, sp < 0, pp.label, sig_p, res_p, res_n,
                                      log_p, log_n, negation)
                 ctx.report(site, message, fix)
@@ -132,10 +138,10 @@ class SigmoidCrossEntropy(Rule):
             if found is None:
                 continue
             sigmoid, resolved = found
-            message = ("binary_cross_entropy of a sigmoid: torch clamps log at -100, so for |z| > ~17 "
-                       "the loss is wrong (100 instead of |z|) and its gradient is 0; use "
-                       "binary_cross_entropy_with_logits" + origin_note(ctx, resolved))
-            ctx.report(call.node, message, self.bce_fix(ctx, call, sigmoid, resolved))
+            target = call.args.get("labels")
+            message, may = bce_message(ctx, "binary_cross_entropy", target.value if target else None, call.scope)
+            message += "; use binary_cross_entropy_with_logits" + origin_note(ctx, resolved)
+            ctx.report(call.node, message, self.bce_fix(ctx, call, sigmoid, resolved), may=may)
         if next(ctx.calls(o.BCE_LOSS), None) is None:
             return  # no nn.BCELoss() is built here
         for node, scope in ctx.index.calls:
@@ -152,9 +158,11 @@ class SigmoidCrossEntropy(Rule):
             if found is None:
                 continue
             sigmoid, resolved = found
-            message = ("BCELoss of a sigmoid: torch clamps log at -100, so for |z| > ~17 the loss is "
-                       "wrong (100 instead of |z|) and its gradient is 0; use BCEWithLogitsLoss on the logits"
-                       + origin_note(ctx, resolved))
+            target = next((a for a in node.args[1:] if a.keyword is not None and a.keyword.value == "target"), None)
+            if target is None and len(node.args) > 1 and node.args[1].keyword is None:
+                target = node.args[1]
+            message, may = bce_message(ctx, "BCELoss", target.value if target else None, scope)
+            message += "; use BCEWithLogitsLoss on the logits" + origin_note(ctx, resolved)
             fix = None
             if ctor_resolved.crossed_statements or not resolved.fixable_in(scope):
                 fix = fixes.Fix(fixes.DISPLAY_ONLY, "Use nn.BCEWithLogitsLoss() on the logits")
@@ -168,7 +176,7 @@ class SigmoidCrossEntropy(Rule):
                                             + list(node.args[1:]))
                     fix = fixes.Fix(fixes.UNSAFE, "Replace with BCEWithLogitsLoss on the logits",
                                     [(node, new)], imports)
-            ctx.report(node, message, fix)
+            ctx.report(node, message, fix, may=may)
 
     @staticmethod
     def bce_fix(ctx: RuleContext, call: OpCall, sigmoid: OpCall, resolved) -> fixes.Fix:
@@ -184,3 +192,25 @@ class SigmoidCrossEntropy(Rule):
         new = call.node.with_changes(func=func, args=args)
         return fixes.Fix(fixes.UNSAFE, message, [(call.node, new)], imports)
 
+
+
+def bce_message(ctx: RuleContext, loss: str, target: cst.BaseExpression | None, scope: Scope) -> tuple[str, bool]:
+    """What torch's BCE of a sigmoid gets wrong, on the side(s) of the loss its target
+    evaluates (a constant target of 1 evaluates only log(p), of 0 only log(1 - p)), and
+    whether that evidence is weak (a target of ones: wrong only for a logit far below 0)."""
+    one = _limits.shown(limits.SIGMOID_ONE, "torch")
+    zero = _limits.shown(limits.SIGMOID_ZERO, "torch", sign=-1)
+    clamp, fade = limits.TORCH_BCE_LOG_CLAMP, limits.TORCH_BCE_GRAD_FADE
+    ones_side = (f"the gradient fades to 0 for z < ~-{fade:g} (torch divides by max(p * (1 - p), 1e-12)), and "
+                 f"for z < {zero} p is 0 and the loss {clamp} instead of |z|")
+    zeros_side = f"for z > {one} p rounds to 1 and the loss is {clamp} instead of z, with gradient 0"
+    found = constant_target(ctx, target, scope)
+    if target is not None and found is not None and found.value in (0.0, 1.0):
+        where = origin_note(ctx, found.value_of) or f" (`{ctx.code(target)}`)"
+        if found.value == 1.0:
+            return (f"{loss} of a sigmoid against a target of ones{where}: only log(p) is evaluated; "
+                    f"in float32 {ones_side}"), True
+        return (f"{loss} of a sigmoid against a target of zeros{where}: only log(1 - p) is evaluated, "
+                f"which torch clamps at -{clamp}; in float32 {zeros_side}"), False
+    return (f"{loss} of a sigmoid: torch clamps its logs at -{clamp}; in float32, on a target of 0 {zeros_side}; "
+            f"on a target of 1 {ones_side}"), False

@@ -12,6 +12,7 @@ from nanlint.rules.context import RuleContext
 from nanlint.analysis.guards import absorbed_epsilon, constant, float32, positive_bound
 from nanlint.analysis.facts import uniform_below_one
 from nanlint.rules.base import Rule
+from nanlint.vocabulary import limits
 from nanlint.analysis.gates.sites import last_names
 
 
@@ -38,7 +39,7 @@ class AbsorbedEpsilon(Rule):
                 continue
             eps, value, big = found
             ctx.report(log.x, f"{ctx.code(eps)} is lost when added to {big:g} in float32 "
-                              f"(1 + eps == 1 for eps <= 2**-24 = 5.96e-8), so this log is still "
+                              f"(1 + eps == 1 for eps <= {limits.FLOAT32_ABSORBED_ABOVE_ONE}), so this log is still "
                               f"log(0) = -inf once the subtracted value reaches {big:g}",
                        fixes.Fix(fixes.DISPLAY_ONLY, "Add the epsilon last (1 - p + eps), clip p to "
                                                      "[eps, 1 - eps] with eps >= 1e-7, or use log_sigmoid(-z)"))
@@ -53,7 +54,7 @@ class AbsorbedEpsilon(Rule):
             if clip.x is not None and uniform_below_one(ctx, clip.x, clip.scope):
                 continue  # torch.rand(...).clamp_(1e-12, 1 - 1e-12): a draw in [0, 1) never reaches 1
             ctx.report(hi, f"the upper bound {ctx.code(hi)} is exactly 1.0 in float32 (1 - eps == 1 for "
-                           f"eps <= 2**-25 = 2.98e-8): the clipped value still reaches 1, where a "
+                           f"eps <= {limits.FLOAT32_ABSORBED_BELOW_ONE}): the clipped value still reaches 1, where a "
                            f"log(1 - p) of it is -inf",
-                       fixes.Fix(fixes.DISPLAY_ONLY, "Use an epsilon >= 1e-7 (1 - 1e-7 is 0.99999988 in "
-                                                     "float32), or log_sigmoid on the logits"))
+                       fixes.Fix(fixes.DISPLAY_ONLY, f"Use an epsilon >= 1e-7 (1 - 1e-7 is {limits.FLOAT32_ONE_MINUS_1E7} "
+                                                     "in float32), or log_sigmoid on the logits"))

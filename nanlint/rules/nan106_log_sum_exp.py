@@ -16,6 +16,8 @@ from nanlint.analysis.guards import constant, terms
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import normalized
 from nanlint.rules.base import Rule
+from nanlint.rules import _limits
+from nanlint.vocabulary import limits
 
 def shifted(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope) -> cst.BaseExpression | None:
     """``exp(x - m)``, also through ``shifted = x - m``: the subtrahend ``m`` of a
@@ -138,7 +140,8 @@ class LogSumExp(Rule):
         if subtrahend is not None and adds_back(ctx, log.node, subtrahend):
             return  # m + log1p(exp(x - m)): already the stable form
         what = "log1p(exp(x))" if log.op == o.LOG1P else "log(1 + exp(x))"
-        message = (f"{what} overflows: exp(x) is inf for x > 88 in float32, so the value is inf and "
+        message = (f"{what} overflows: exp(x) is inf for x > {_limits.shown(limits.EXP_OVERFLOW, exp.framework)} "
+                   "in float32, so the value is inf and "
                    f"the gradient NaN; use softplus(x)" + note)
         fix = None
         if scope is log.scope:
@@ -150,8 +153,10 @@ class LogSumExp(Rule):
         ctx.report(log.node, message, fix or fixes.Fix(fixes.DISPLAY_ONLY, "Use softplus(x)"))
 
     def logaddexp(self, ctx, log: OpCall, a: OpCall, b: OpCall, crossed: bool, scope: Scope, note: str) -> None:
-        message = ("log(exp(a) + exp(b)) overflows for a or b > 88 (inf, NaN gradient) and is -inf when "
-                   "both are below -104; use logaddexp(a, b)" + note)
+        message = (f"log(exp(a) + exp(b)) overflows for a or b > {_limits.shown(limits.EXP_OVERFLOW, a.framework)} "
+                   "(inf, NaN gradient) and is -inf when both are below "
+                   f"{_limits.shown(limits.EXP_UNDERFLOW, a.framework, sign=-1)} (float32, {a.framework.display}); "
+                   "use logaddexp(a, b)" + note)
         fix = None
         if a.framework is b.framework and scope is log.scope:
             if a.framework.name == "tensorflow":  # TF has no logaddexp op
@@ -167,8 +172,10 @@ class LogSumExp(Rule):
         ctx.report(log.node, message, fix or fixes.Fix(fixes.DISPLAY_ONLY, "Use logaddexp(a, b)"))
 
     def logsumexp(self, ctx, log: OpCall, total: OpCall, exp: OpCall, crossed: bool, scope: Scope, note: str) -> None:
-        message = ("log(sum(exp(x))) overflows for x > 88 (inf, NaN gradient) and is -inf when every x "
-                   "is below -104; use logsumexp(x, axis)" + note)
+        message = (f"log(sum(exp(x))) overflows for x > {_limits.shown(limits.EXP_OVERFLOW, exp.framework)} "
+                   "(inf, NaN gradient) and is -inf when every x is below "
+                   f"{_limits.shown(limits.EXP_UNDERFLOW, exp.framework, sign=-1)} (float32, {exp.framework.display}); "
+                   "use logsumexp(x, axis)" + note)
         fix = None
         if scope is log.scope and total.framework is exp.framework:
             fw = total.framework

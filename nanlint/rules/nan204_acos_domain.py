@@ -11,6 +11,7 @@ from nanlint.semantic.context import OpCall
 from nanlint.rules.context import RuleContext
 from nanlint.semantic.resolve import Scope
 from nanlint.rules.base import Rule
+from nanlint.vocabulary import limits
 from nanlint.rules._gradient_traps import binop, clip_method, follow, is_op, spelled_call
 from nanlint.rules._norms import norm_in
 
@@ -78,8 +79,8 @@ class AcosDomain(Rule):
             what = dot_like(ctx, call.x, call.scope)
             if what is None:
                 continue
-            message = (f"{call.op} of {what}: rounding gives values just past 1 (1.0000002 for a unit "
-                       f"vector with itself), where {call.op} is NaN, and its gradient at exactly 1 is "
+            message = (f"{call.op} of {what}: rounding gives values just past 1 ({limits.FLOAT32_UNIT_SELF_DOT} for a float32 "
+                       f"unit vector with itself), where {call.op} is NaN, and its gradient at exactly 1 is "
                        "inf; clip into (-1 + eps, 1 - eps)")
             ctx.report(call.node, message, self.make_fix(ctx, call))
 

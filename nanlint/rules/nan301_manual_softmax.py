@@ -12,6 +12,8 @@ from nanlint.rules.context import RuleContext
 from nanlint.analysis.facts import bounded_exponent
 from nanlint.semantic.reach import SHAPE
 from nanlint.rules.base import Rule
+from nanlint.rules import _limits
+from nanlint.vocabulary import limits
 from nanlint.rules._shapes import Division, divisions, int_literal, is_true, same
 from nanlint.analysis.gates.sites import SLASH
 from nanlint.semantic.literals import number
@@ -120,8 +122,10 @@ class ManualSoftmax(Rule):
             if _shifted(ctx, exp.x, r_num.scope) or _negative_square(ctx, exp.x, r_num.scope) \
                     or (not clipped and r_num.ctx is None and bounded_exponent(ctx, exp.x, r_num.scope)):
                 continue  # max-shifted, or an exponent that cannot overflow (a Gaussian kernel)
-            message = ("exp(x) / sum(exp(x)) overflows to inf/inf = NaN once x > ~88 (float32) "
-                       "and gives 0/0 when every exp underflows; use softmax(x, axis)")
+            message = ("exp(x) / sum(exp(x)) overflows to inf/inf = NaN once x > "
+                       f"{_limits.shown(limits.EXP_OVERFLOW, exp.framework)} (float32) and gives 0/0 when every exp "
+                       f"underflows (every x < {_limits.shown(limits.EXP_UNDERFLOW, exp.framework, sign=-1)}, "
+                       f"float32, {exp.framework.display}); use softmax(x, axis)")
             if clipped:
                 message += " (the exponent is clipped on one side only: the unclipped exp still overflows)"
             ctx.report(div.node, message, self.make_fix(ctx, div, exp, total, (r_num, r_den, r_inner), clipped))

@@ -11,6 +11,8 @@ from nanlint.semantic.reach import Resolved, origin_note
 from nanlint.rules.context import RuleContext
 from nanlint.analysis.facts import bounded_exponent
 from nanlint.rules.base import Rule
+from nanlint.rules import _limits
+from nanlint.vocabulary import limits
 from nanlint.analysis.gates.sites import POW_HALF
 from nanlint.semantic.literals import number
 
@@ -49,8 +51,9 @@ class SqrtOfExp(Rule):
             exp, resolved = found
             if bounded_exponent(ctx, exp.x, resolved.scope if resolved.ctx is None else scope):
                 continue  # v is clipped (or otherwise kept) below 88: exp(v) is finite
-            message = ("sqrt(exp(v)) is inf once exp(v) overflows (v > ~88.7 in float32) and its gradient "
-                       "is inf/inf = NaN; exp(0.5 * v) is the same value and finite up to v ~ 177"
+            top = _limits.value(limits.EXP_OVERFLOW, exp.framework)
+            message = (f"sqrt(exp(v)) is inf once exp(v) overflows (v > ~{top:g} in float32) and its gradient "
+                       f"is inf/inf = NaN; exp(0.5 * v) is the same value and finite up to v ~ {2 * top:.0f}"
                        + origin_note(ctx, resolved))
             ctx.report(node, message, self.make_fix(node, scope, exp, resolved))
 
