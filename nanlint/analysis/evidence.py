@@ -191,14 +191,57 @@ def returns_early(ctx: FileContext, node: cst.CSTNode, expr: cst.BaseExpression,
     return False
 
 
+def excludes_zero(ctx: FileContext, node: cst.CSTNode, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """The code keeps ``expr`` away from 0 where ``node`` runs: an early return or raise on it
+    being 0 (:func:`returns_early`), or a branch that runs only when it is not:
+    ``if std <= 0: ... else: log(std)``, ``if n > 0: s / n``, ``0 if n == 0 else s / n``
+    (``expr`` written alike, or the value a name of it is assigned)."""
+    return returns_early(ctx, node, expr, scope) or _in_nonzero_branch(ctx, node, expr, scope)
+
+
+def _in_nonzero_branch(ctx: FileContext, node: cst.CSTNode, expr: cst.BaseExpression, scope: Scope) -> bool:
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+        if isinstance(parent, (cst.If, cst.IfExp)):
+            if child is parent.body and _nonzero_test(ctx, parent.test, expr, scope):
+                return True
+            if child is parent.orelse and _zero_test(ctx, parent.test, expr, scope):
+                return True
+        child, parent = parent, ctx.parent(parent)
+    return False
+
+
+def _alike(ctx: FileContext, a: cst.BaseExpression, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """``a`` is ``expr`` written alike, or the one value assigned to a name of either."""
+    texts = {normalized(expr), normalized(ctx.resolve(expr, scope).expr)}
+    return normalized(a) in texts or normalized(ctx.resolve(a, scope).expr) in texts
+
+
+def _nonzero_test(ctx: FileContext, test: cst.BaseExpression, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """``expr > 0``, ``expr != 0``, ``expr >= 1``, ``0 < expr``: true only when ``expr`` is not 0."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    left, target = test.left, test.comparisons[0]
+    op, right = target.operator, target.comparator
+    if constant(ctx, left, scope) is not None and constant(ctx, right, scope) is None:
+        left, right = right, left  # 0 < n: as n > 0
+        op = {cst.LessThan: cst.GreaterThan(), cst.GreaterThan: cst.LessThan(),
+              cst.LessThanEqual: cst.GreaterThanEqual(), cst.GreaterThanEqual: cst.LessThanEqual()}.get(type(op), op)
+    bound = constant(ctx, right, scope)
+    if bound is None or not _alike(ctx, left, expr, scope):
+        return False
+    return (isinstance(op, (cst.GreaterThan, cst.NotEqual)) and bound == 0.0) or \
+        (isinstance(op, cst.GreaterThanEqual) and bound > 0)
+
+
 def _zero_test(ctx: FileContext, test: cst.BaseExpression, expr: cst.BaseExpression, scope: Scope) -> bool:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return normalized(test.expression) == normalized(expr)
+        return _alike(ctx, test.expression, expr, scope)
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return False
     target = test.comparisons[0]
     bound = constant(ctx, target.comparator, scope)
-    return normalized(test.left) == normalized(expr) and (
+    return _alike(ctx, test.left, expr, scope) and (
         (isinstance(target.operator, (cst.Equal, cst.LessThanEqual)) and bound == 0.0)
         or (isinstance(target.operator, cst.LessThan) and bound is not None and 0 < bound <= 1))
 

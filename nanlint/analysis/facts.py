@@ -3,7 +3,8 @@ an expression (:mod:`nanlint.semantic.reach`): a fact holds for a name only when
 for each of its reaching values.
 
 * ``bounded_exponent``: ``exp(x)`` cannot overflow -- ``x`` is at most a constant
-  below 88 (``-abs(.)``, ``-square(.)``, a clip or minimum, a ``where`` whose
+  below 88 (``tanh``, ``sigmoid``, ``-abs(.)``, ``-square(.)``, ``-where(x >= 0, x, -x)``,
+  a clip or minimum, a ``where`` whose
   branches are non-positive where they are selected: ``where(x >= 0, -x, x)``).
 * ``may_be_zero``: the code says a value can plausibly be exactly 0 (a difference,
   a gradient, a masked or rectified value), and why.
@@ -18,12 +19,12 @@ import libcst as cst
 
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.context import FileContext
-from nanlint.analysis.guards import constant, nonnegative
+from nanlint.analysis.guards import NONNEGATIVE_OPS, constant, nonnegative  # noqa: F401 - NONNEGATIVE_OPS: read from here
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import normalized
 
+_BOUNDED_OPS = (o.TANH, o.SIGMOID, o.SOFTMAX)
 EXP_OVERFLOW = 88.0  # exp(x) is inf in float32 above ~88.72
-NONNEGATIVE_OPS = (o.ABS, o.SQUARE, o.EXP, o.SOFTPLUS, o.SIGMOID, o.SOFTMAX, o.SQRT, o.NORM)
 
 
 def bounded_exponent(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _depth: int = 4) -> bool:
@@ -54,6 +55,8 @@ def _bounded(ctx: FileContext, expr: cst.BaseExpression, scope: Scope, depth: in
                 return True
         return False
     call = ctx.op_call(expr, scope)
+    if call is not None and call.op in _BOUNDED_OPS:
+        return True  # tanh in [-1, 1], sigmoid and softmax in [0, 1]
     if call is not None and call.op in (o.CLIP, o.MINIMUM):
         bound = call.value("hi") if call.op == o.CLIP else None
         values = [constant(ctx, bound, scope)] if bound is not None else \
@@ -71,8 +74,7 @@ def nonpositive(ctx: FileContext, expr: cst.BaseExpression, scope: Scope, depth:
         if isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, cst.Power):
             p = constant(ctx, inner.right, scope)
             return p is not None and p == int(p) and int(p) % 2 == 0
-        call = ctx.op_call(inner, scope)
-        return call is not None and call.op in NONNEGATIVE_OPS
+        return nonnegative(ctx, inner, scope)  # -abs(x), -where(x >= 0, x, -x), -relu(x)
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):  # -0.5 * d ** 2
         for a, b in ((expr.left, expr.right), (expr.right, expr.left)):
             c = constant(ctx, a, scope)
@@ -81,8 +83,7 @@ def nonpositive(ctx: FileContext, expr: cst.BaseExpression, scope: Scope, depth:
         return False
     call = ctx.op_call(expr, scope)  # x.abs().neg()
     if call is not None and call.op == o.NEGATIVE and call.x is not None:
-        inner = ctx.op_call(call.x, scope)
-        return inner is not None and inner.op in NONNEGATIVE_OPS
+        return nonnegative(ctx, call.x, scope)
     value = constant(ctx, expr, scope)
     return value is not None and value <= 0
 

@@ -21,7 +21,7 @@ import libcst as cst
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.context import FileContext
 from nanlint.semantic.resolve import ASSIGN, Scope
-from nanlint.semantic.literals import number, terms  # noqa: F401 - terms: rules import it from here
+from nanlint.semantic.literals import normalized, number, terms  # noqa: F401 - terms: rules import it from here
 
 F32_ABSORBED_ADD = 2.0 ** -24  # 1 + eps == 1 in float32 for eps <= this
 
@@ -84,6 +84,48 @@ def constant(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _d
     return None
 
 
+def default_value(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> float | None:
+    """The numeric default a hyperparameter takes when nothing else is known of it: a
+    parameter's default (``def f(x, eps=1e-6)``), ``self.eps`` set only from an
+    ``__init__`` keyword with one (``self.eps = eps``) or a constant, a dataclass field or
+    class attribute (``eps: float = 1e-6``).  A caller may pass another value; a positive
+    default says the value is meant positive, as an epsilon's name does (:func:`eps_named`)."""
+    if isinstance(expr, cst.Name):
+        found = scope.bindings.get(expr.value) if scope.kind == "function" else None
+        if found is None:
+            reached = ctx.reaching(expr, scope)
+            found = list(reached[0]) if reached else None
+        if not found or len(found) != 1 or not isinstance(found[0].node, cst.Param):
+            return None
+        default = found[0].node.default
+        return constant(ctx, default, scope) if default is not None else None
+    if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"):
+        return None
+    cls = scope.enclosing_class()
+    if cls is None:
+        return None
+    name = expr.attr.value
+    values: set[float | None] = set()
+    for b in cls.attributes.get(name, []):
+        if b.kind != ASSIGN or b.value is None or b.scope is None:
+            return None
+        value = constant(ctx, b.value, b.scope)
+        values.add(value if value is not None else default_value(ctx, b.value, b.scope))
+    for b in cls.bindings.get(name, []):  # dataclass fields, class attributes
+        if b.kind != ASSIGN or b.value is None:
+            return None
+        values.add(constant(ctx, b.value, cls))
+    if len(values) != 1:
+        return None
+    return values.pop()
+
+
+def known(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> float | None:
+    """A constant, else a hyperparameter's default (:func:`default_value`)."""
+    value = constant(ctx, expr, scope)
+    return value if value is not None else default_value(ctx, expr, scope)
+
+
 def eps_named(ctx: FileContext, expr: cst.BaseExpression) -> bool:
     """``eps``, ``self.epsilon``, ``K.epsilon()``, ``EPS``: a name that says it is an epsilon."""
     if isinstance(expr, cst.Call) and not expr.args:
@@ -118,29 +160,84 @@ def absorbed_epsilon(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -
 
 
 # --- signs ------------------------------------------------------------------------------
-_NONNEG_OPS = (o.ABS, o.SQUARE, o.EXP, o.SOFTPLUS, o.SIGMOID, o.SOFTMAX, o.SQRT, o.NORM)
+NONNEGATIVE_OPS = (o.ABS, o.SQUARE, o.EXP, o.SOFTPLUS, o.SIGMOID, o.SOFTMAX, o.SQRT, o.NORM, o.RELU)
 
 
 def nonnegative(ctx: FileContext, expr: cst.BaseExpression, scope: Scope, _depth: int = 0) -> bool:
-    """``expr >= 0`` for every input (may be 0)."""
+    """``expr >= 0`` for every input (may be 0): a constant or default, ``abs``, squares,
+    ``relu``, ``exp``...; ``where(x >= 0, x, -x)`` and ``where(x > 0, x, 0)`` (abs and relu
+    written with where); sums, products and means of such values; ``x + c`` with both
+    non-negative (for every value reaching a name)."""
     if _depth > 6:
         return False
-    value = constant(ctx, expr, scope)
+    value = known(ctx, expr, scope)
     if value is not None:
         return value >= 0
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        reached = ctx.values(expr, scope, calls=False)
+        if not (len(reached) == 1 and reached[0].expr is expr):
+            return all(r.ctx is None and nonnegative(ctx, r.expr, r.scope, _depth + 1) for r in reached)
+    expr = ctx.arithmetic(expr, scope)
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Power):
         p = constant(ctx, expr.right, scope)
         return p is not None and p == int(p) and int(p) % 2 == 0
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Multiply, cst.Divide)):
+        return nonnegative(ctx, expr.left, scope, _depth + 1) and nonnegative(ctx, expr.right, scope, _depth + 1)
     call = ctx.op_call(expr, scope)
     if call is not None:
-        if call.op in _NONNEG_OPS:
+        if call.op in NONNEGATIVE_OPS:
             return True
         if call.op == o.POW:
             p = constant(ctx, call.value("y"), scope)
             return p is not None and p == int(p) and int(p) % 2 == 0
         if call.op in (o.SUM, o.MEAN) and call.x is not None:
             return nonnegative(ctx, call.x, scope, _depth + 1)
+        if call.op == o.WHERE:
+            return _where_nonnegative(ctx, call, scope, _depth)
     return guarded(ctx, expr, scope, _depth + 1)
+
+
+def _where_nonnegative(ctx: FileContext, call, scope: Scope, depth: int) -> bool:
+    """``where(c, a, b)`` non-negative wherever each branch is taken: both branches are, or
+    ``where(t >= 0, t, -t)`` / ``where(t > 0, t, 0)`` (``t < 0`` with the branches swapped)."""
+    a, b = call.value("x"), call.value("y")
+    if a is None or b is None:
+        return False
+    if nonnegative(ctx, a, scope, depth + 1) and nonnegative(ctx, b, scope, depth + 1):
+        return True
+    sign = sign_test(ctx, call.value("cond"), scope)
+    if sign is None:
+        return False
+    t, positive_when_true = sign
+    kept, other = (a, b) if positive_when_true else (b, a)
+    if normalized(kept) != t:
+        return False
+    return (isinstance(other, cst.UnaryOperation) and isinstance(other.operator, cst.Minus)
+            and normalized(other.expression) == t) or constant(ctx, other, scope) == 0.0
+
+
+def sign_test(ctx: FileContext, cond: cst.BaseExpression | None, scope: Scope) -> tuple[str, bool] | None:
+    """A where's condition comparing a value with 0 (``t >= 0``, ``t > 0``, ``0 <= t``,
+    ``t < 0``...): the value's text and whether the condition holds where it is positive."""
+    if cond is None:
+        return None
+    cond = ctx.condition(ctx.resolve(cond, scope).expr, scope)
+    if not (isinstance(cond, cst.Comparison) and len(cond.comparisons) == 1):
+        return None
+    left, op, right = cond.left, cond.comparisons[0].operator, cond.comparisons[0].comparator
+    if constant(ctx, left, scope) == 0.0:  # 0 <= t: as t >= 0
+        flip = {cst.LessThan: cst.GreaterThan, cst.LessThanEqual: cst.GreaterThanEqual,
+                cst.GreaterThan: cst.LessThan, cst.GreaterThanEqual: cst.LessThanEqual}
+        if type(op) not in flip:
+            return None
+        left, right, op = right, left, flip[type(op)]()
+    if constant(ctx, right, scope) != 0.0:
+        return None
+    if isinstance(op, (cst.GreaterThan, cst.GreaterThanEqual)):
+        return normalized(left), True
+    if isinstance(op, (cst.LessThan, cst.LessThanEqual)):
+        return normalized(left), False
+    return None
 
 
 def positive_bound(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> bool:
@@ -168,7 +265,8 @@ def guarded(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _de
     if isinstance(expr, (cst.Name, cst.Attribute)):
         reached = ctx.values(expr, scope, calls=False)
         if len(reached) == 1 and reached[0].expr is expr:
-            return False  # nothing known about it
+            default = default_value(ctx, expr, scope)  # self.eps of __init__(self, eps=1e-6)
+            return default is not None and default > 0
         return all(r.ctx is None and guarded(ctx, r.expr, r.scope, _depth + 1) for r in reached)
     chain = terms(expr)
     if len(chain) > 1:
@@ -176,7 +274,7 @@ def guarded(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _de
             return False
         for sign, term in chain:
             if sign > 0:
-                value = constant(ctx, term, scope)
+                value = known(ctx, term, scope)
                 if (value is not None and 0 < value < 1) or (value is None and eps_named(ctx, term)):
                     return True
         positives = [t for s, t in chain if s > 0]
@@ -198,7 +296,49 @@ def guarded(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _de
         return guarded(ctx, call.x, scope, _depth + 1) and guarded(ctx, call.value("y"), scope, _depth + 1)
     if call.op in (o.SQRT, o.ABS):
         return guarded(ctx, call.x, scope, _depth + 1)
+    if call.op == o.SUM:
+        return shifted_exps(ctx, call.x, scope)
     return False
+
+
+def shifted_exps(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> bool:
+    """``exp(x - max(x))`` (through names): a sum of it holds ``exp(0) = 1``, so it is at
+    least 1 (pyro's ``relative_probs = (w - w.max()).exp()``; ``sum(relative_probs)``)."""
+    if expr is None:
+        return False
+    found = ctx.values(expr, scope, shape=True)
+    if not found:
+        return False
+    for r in found:
+        if r.ctx is not None:
+            return False
+        call = ctx.op_call(r.expr, r.scope)
+        if call is None or call.op != o.EXP or call.x is None:
+            return False
+        e = ctx.arithmetic(ctx.resolve(call.x, r.scope).expr, r.scope)
+        if not (isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Subtract)
+                and _max_of(ctx, e.right, e.left, r.scope)):
+            return False
+    return True
+
+
+def _max_of(ctx: FileContext, m: cst.BaseExpression, x: cst.BaseExpression, scope: Scope) -> bool:
+    """``m`` is the max of ``x`` (``x.max()``, ``x.max(-1, keepdim=True).values``,
+    ``reduce_max(x, axis)``, ``stop_gradient`` of one; through a name)."""
+    e = ctx.resolve(m, scope).expr
+    while True:
+        if isinstance(e, cst.Attribute) and e.attr.value in ("values", "data"):
+            e = e.value
+        elif isinstance(e, cst.Subscript):
+            e = e.value  # x.max(dim)[0]
+        else:
+            call = ctx.op_call(e, scope)
+            if call is not None and call.op == o.STOP_GRADIENT and call.x is not None:
+                e = ctx.resolve(call.x, scope).expr
+                continue
+            break
+    call = ctx.op_call(e, scope)
+    return call is not None and call.op == o.REDUCE_MAX and call.x is not None and normalized(call.x) == normalized(x)
 
 
 def _is_bound_like(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> bool:

@@ -60,16 +60,21 @@ def _same_mask(ctx: RuleContext, a: cst.BaseExpression, b: cst.BaseExpression, s
 def masked_mean(ctx: RuleContext, div: Division) -> bool:
     """``sum(x * m) / sum(m)``, ``sum(where(m, x, 0)) / sum(m)``: the division NAN401
     reports (NAN108 leaves it to it)."""
+    return mean_mask(ctx, div) is not None
+
+
+def mean_mask(ctx: RuleContext, div: Division) -> cst.BaseExpression | None:
+    """The mask ``m`` of a masked mean ``sum(x * m) / sum(m)`` (as the denominator sums it), else None."""
     den = ctx.op_of(div.den, div.scope, o.SUM)
     if den is None:
-        return False
+        return None
     total, _ = den
     mask = total.x
     num = ctx.op_of(div.num, div.scope, o.SUM)
     if mask is None or num is None:
-        return False
+        return None
     weighted, r_num = num
     if weighted.x is None:
-        return False
+        return None
     candidates = _factors(ctx, weighted.x, r_num.scope) + _where_mask(ctx, weighted.x, r_num.scope)
-    return any(_same_mask(ctx, f, mask, div.scope) for f in candidates)
+    return mask if any(_same_mask(ctx, f, mask, div.scope) for f in candidates) else None

@@ -8,7 +8,7 @@ from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.analysis import zeros
 from nanlint.rules.context import RuleContext
-from nanlint.analysis.evidence import returns_early
+from nanlint.analysis.evidence import excludes_zero
 from nanlint.semantic.reach import origin_note
 from nanlint.semantic.resolve import Scope
 from nanlint.rules.base import Rule
@@ -70,8 +70,8 @@ class DivisionSinks(Rule):
                 continue  # a product of rectified widths (a box area) is a precondition of the input
             if self._in_where(ctx, node, scope):
                 continue
-            if returns_early(ctx, node, den, scope):
-                continue  # `if sum(n) == 0: return` before `/ sum(n)`
+            if excludes_zero(ctx, node, den, scope):
+                continue  # `if sum(n) == 0: return` before `/ sum(n)`, `s / n if n > 0 else 0`
             where = origin_note(zero.value.ctx or ctx, zero.value)
             message = (f"{how} {zero.what}{where}: {zero.why}, where the result is inf (0/0 = NaN) and "
                        f"so is the gradient; {self.advice(zero)}")

@@ -7,6 +7,7 @@ import libcst as cst
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.analysis import zeros
+from nanlint.analysis.evidence import excludes_zero
 from nanlint.semantic.context import OpCall
 from nanlint.rules.context import RuleContext
 from nanlint.semantic.reach import origin_note
@@ -40,6 +41,8 @@ class LogSinks(Rule):
             zero = zeros.reaches_zero(ctx, log.x, log.scope)
             if zero is None or self.handled(ctx, log):  # the value first: handled() needs the parent map
                 continue
+            if excludes_zero(ctx, log.node, log.x, log.scope):
+                continue  # `if std <= 0: ... else: log(std)`, an early return on it
             where = origin_note(zero.value.ctx or ctx, zero.value)
             if log.op in (o.LGAMMA, o.DIGAMMA):
                 outcome = f"a pole ({'+inf' if log.op == o.LGAMMA else '-inf/NaN'}), and so is its gradient"

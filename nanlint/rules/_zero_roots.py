@@ -9,6 +9,7 @@ import libcst as cst
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.analysis import zeros
+from nanlint.analysis.evidence import excludes_zero
 from nanlint.rules.context import RuleContext
 from nanlint.analysis.gradients import not_differentiated
 from nanlint.semantic.reach import origin_note
@@ -63,6 +64,8 @@ class RootSinks(Rule):
             zero = zeros.reaches_zero(ctx, x, scope, kinds=KINDS)
             if zero is None or "difference" in zero.what or self._selected(ctx, zero):
                 continue
+            if excludes_zero(ctx, node, x, scope):
+                continue  # `if d > 0: sqrt(d)`, an early return on it being 0
             framework = self._framework(ctx, node, scope)
             if not_differentiated(ctx, node, framework):
                 continue

@@ -10,6 +10,8 @@ from nanlint.semantic.context import OpCall
 from nanlint.semantic.reach import Resolved
 from nanlint.rules.context import RuleContext
 from nanlint.analysis.facts import bounded_exponent
+from nanlint.analysis.evidence import LOGIT_NAME, logit
+from nanlint.analysis.guards import terms
 from nanlint.semantic.reach import SHAPE
 from nanlint.rules.base import Rule
 from nanlint.rules import _limits
@@ -87,10 +89,34 @@ def _unclipped(ctx: RuleContext, expr: cst.BaseExpression | None, scope) -> cst.
     return expr
 
 
+def _short(ctx: RuleContext, expr: cst.BaseExpression) -> str:
+    text = " ".join(ctx.code(expr).split())
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _logit_evidence(ctx: RuleContext, div: Division, xs: tuple, scope) -> str | None:
+    """Why the exponent is a logit, unbounded above (evidence.logit), for the exponent (either
+    side's, unclipped) or a term added to it (``start_transitions + logits``), over every exp
+    reaching the numerator."""
+    exponents = [x for x in xs if x is not None]
+    for r in ctx.values(div.num, div.scope, shape=True):
+        found = ctx.op_call(r.expr, r.scope) if r.ctx is None else None
+        if found is not None and found.op == o.EXP and found.x is not None:
+            exponents.append(found.x)
+    for e in exponents:
+        for _, term in [(1, e)] + list(terms(e)):
+            if logit(ctx, term, scope):
+                affine = not LOGIT_NAME.search(ctx.code(term))
+                return (f"`{_short(ctx, term)}` is {'an affine output' if affine else 'named like a logit'}: "
+                        "a logit has no upper bound, and exp of one above ~88 is inf")
+    return None
+
+
 class ManualSoftmax(Rule):
     code = "NAN301"
-    # opt-in (docs/precision.md): manual-softmax: 1 of 3 true on training code (0.33)
-    default = False
+    # on evidence (issue 21): strong when the exponent is a logit (evidence.logit), the may tier
+    # otherwise; silent when it is max-shifted or bounded (facts.bounded_exponent)
+    default = True
     name = "manual-softmax"
     summary = "exp(x) / sum(exp(x)) overflows: use softmax"
     fix = fixes.SAFE
@@ -128,7 +154,13 @@ class ManualSoftmax(Rule):
                        f"float32, {exp.framework.display}); use softmax(x, axis)")
             if clipped:
                 message += " (the exponent is clipped on one side only: the unclipped exp still overflows)"
-            ctx.report(div.node, message, self.make_fix(ctx, div, exp, total, (r_num, r_den, r_inner), clipped))
+            fix = self.make_fix(ctx, div, exp, total, (r_num, r_den, r_inner), clipped)
+            evidence = _logit_evidence(ctx, div, (exp.x, exp2.x, _unclipped(ctx, exp.x, r_num.scope)), r_num.scope)
+            if evidence is not None:
+                ctx.report(div.node, f"{message}; the exponent {evidence}", fix)
+            else:  # nothing says the exponent grows past 88: the may tier
+                ctx.report(div.node, f"{message}; weak evidence: the exponent `{_short(ctx, exp.x)}` is not shown "
+                           "to be a logit (named like one, or an affine output), so it may stay small", fix, may=True)
 
     @staticmethod
     def make_fix(ctx: RuleContext, div: Division, exp: OpCall, total: OpCall,

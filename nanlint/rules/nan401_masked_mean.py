@@ -10,13 +10,25 @@ from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
 from nanlint.rules._shapes import Division, code, divisions
 from nanlint.analysis.gates.sites import SLASH
-from nanlint.rules._masked import _text, masked_mean
+from nanlint.rules._masked import _text, mean_mask
+from nanlint.rules._zero_divisions import DivisionSinks
+from nanlint.analysis import zeros
+from nanlint.analysis.evidence import excludes_zero, weak_mask
+from nanlint.analysis.guards import guarded
+from nanlint.semantic.reach import origin_note
+
+
+def _short(ctx: RuleContext, expr: cst.BaseExpression) -> str:
+    text = " ".join(ctx.code(expr).split())
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class MaskedMean(Rule):
     code = "NAN401"
-    # opt-in (docs/precision.md): masked-mean: 5 of 33 true over both corpora (0.15); masks of real data hold a token
-    default = False
+    # on evidence (issue 21): strong when this code selects the mask (a comparison: nothing keeps
+    # it from matching nothing); a mask or weight passed in is the may tier (a padding mask holds
+    # a token); silent where the sum is kept from 0 (a guard, a branch, a sum of max-shifted exps)
+    default = True
     name = "masked-mean"
     summary = "sum(x * mask) / sum(mask) is NaN for an empty mask: guard the division"
     fix = fixes.UNSAFE
@@ -25,12 +37,27 @@ class MaskedMean(Rule):
 
     def check(self, ctx: RuleContext) -> None:
         for div in divisions(ctx):
-            if not masked_mean(ctx, div):
-                continue
+            mask = mean_mask(ctx, div)
+            if mask is None or guarded(ctx, div.den, div.scope):
+                continue  # sum(exp(w - max(w))) >= 1
+            if excludes_zero(ctx, div.node, div.den, div.scope) or DivisionSinks._in_where(ctx, div.node, div.scope):
+                continue  # `0 if n == 0 else s / n`, an early return, a where/divide_no_nan around it
             total = ctx.op_of(div.den, div.scope, o.SUM)[0]  # type: ignore[index]
-            message = ("sum(x * mask) / sum(mask) is 0/0 = NaN (value and gradient) when the mask is "
-                       "empty (a batch of padding, a class absent from the batch); guard the division")
-            ctx.report(div.node, message, self.make_fix(ctx, div, total))
+            head = ("sum(x * mask) / sum(mask) is 0/0 = NaN (value and gradient) when the mask is "
+                    "empty; ")
+            zero = zeros.reaches_zero(ctx, div.den, div.scope, kinds=(zeros.COUNT,))
+            fix = self.make_fix(ctx, div, total)
+            if zero is not None and zero.strong:
+                where = origin_note(zero.value.ctx or ctx, zero.value)
+                built = ctx.resolve(mask, div.scope).expr
+                named = f"`{_short(ctx, mask)}`" + (f" = `{_short(ctx, built)}`" if built is not mask else "")
+                ctx.report(div.node, head + f"the mask {named}{where} is selected here by a comparison, "
+                           "which nothing keeps from matching nothing in a batch; guard the division", fix)
+                continue
+            why = zero.weak if zero is not None else None
+            why = why or weak_mask(ctx, mask, div.scope) or \
+                "a weight or mask the code does not show can be all 0 (a given mask keeps an element per example)"
+            ctx.report(div.node, head + f"weak evidence: {why}; guard the division if it can", fix, may=True)
 
     @staticmethod
     def make_fix(ctx: RuleContext, div: Division, total) -> fixes.Fix:

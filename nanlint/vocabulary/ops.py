@@ -25,6 +25,7 @@ LOG2 = "log2"  # -inf at 0, like log
 LOG10 = "log10"
 LGAMMA = "lgamma"  # log|Gamma(x)|: a pole at 0 (and the negative integers): inf
 DIGAMMA = "digamma"  # Gamma'/Gamma: a pole at 0: -inf/NaN
+TANH = "tanh"  # in [-1, 1]: an exponent of it cannot overflow
 ATANH = "atanh"  # inf at 1: atanh(p) = log((1 + p) / (1 - p)) / 2
 EXP = "exp"
 SQRT = "sqrt"
