@@ -14,13 +14,19 @@ torch = pytest.importorskip("torch")
 tf = pytest.importorskip("tensorflow")
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
-jax.config.update("jax_enable_x64", True)
 
 _DT = {
     "torch": {d: getattr(torch, d) for d in limits.DTYPES},
     "tensorflow": {d: getattr(tf, d) for d in limits.DTYPES},
     "jax": {d: getattr(jnp, d) for d in limits.DTYPES},
 }
+
+
+@pytest.fixture(autouse=True)
+def _jax_float64():
+    """JAX computes float64 only with x64 on: on for these tests alone, not for the session."""
+    with jax.enable_x64(True):
+        yield
 
 
 def _sigmoid(fw, x, dt):
