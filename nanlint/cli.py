@@ -85,7 +85,11 @@ def main() -> None:
 
     Run `nanlint [OPTIONS] [PATH]...` to lint (the `check` command is implied),
     `nanlint --fix src/` to fix, `nanlint rule NAN101` to read a rule's page,
-    `nanlint server` for editors (Language Server Protocol)."""
+    `nanlint server` for editors (Language Server Protocol).
+
+    What is reported by default: findings on strong evidence (the code shows the hazard can
+    happen here). `--may` also reports those on weak evidence; a few rules are opt-in and run
+    only when selected (`nanlint rule --all` lists them; `--select ALL` runs every rule)."""
 
 
 # The options of ``check``, the implied command (``nanlint --help`` lists them too:
@@ -102,7 +106,8 @@ CHECK_OPTIONS = [
     click.option("--no-may", "may", flag_value=False, help="Report only findings on strong evidence."),
     click.option("--diff", is_flag=True, help="Show the fixes as a diff; write nothing."),
     click.option("--select", "select", default=None,
-                 help="Comma-separated rules to enable (codes, prefixes, names, ALL)."),
+                 help="Comma-separated rules to enable (codes, prefixes, names, ALL); without it, the "
+                      "default rules (`nanlint rule --all` marks the opt-in ones)."),
     click.option("--extend-select", default=None, help="Rules to enable on top of the selection."),
     click.option("--ignore", default=None, help="Rules to disable."),
     click.option("--exclude", default=None, help="Comma-separated patterns to exclude (replaces the defaults)."),
@@ -211,11 +216,13 @@ def check(paths, fix, unsafe_fixes, may, diff, select, extend_select, ignore, ex
     findings = []
     fixed = 0
     changed = 0
+    hidden = 0
     fixes_by_file: dict[str, dict[str, int]] = {}
     for result, original in results:
         if result.error:
             errors.append(result.error)
         findings.extend(result.findings)
+        hidden += result.hidden
         fixed += result.fixed
         if result.fixed and not diff:
             fixes_by_file[result.path] = dict(getattr(result, "fixed_codes", {}) or {"?": result.fixed})
@@ -263,14 +270,14 @@ def check(paths, fix, unsafe_fixes, may, diff, select, extend_select, ignore, ex
         stream = sys.stderr if to_stderr else sys.stdout
         run = report.Run(findings, fixed=fixed, unsafe_fixes=unsafe, fix_mode=fix, errors=errors,
                          files=len(found.files), show_fixes=show_fixes, fixes_by_file=fixes_by_file,
-                         explicit_files=named_files, excluded=len(found.force_excluded),
+                         explicit_files=named_files, excluded=len(found.force_excluded), hidden=hidden,
                          color=output_file is None and fmt in ("text", "full") and report.use_color(stream))
         if stdin:  # the report's source lines are those read, not the file on disk
             source = results[0][0].fixed_source if to_stderr and results[0][0].fixed_source else stdin_data
             run.set_source(str(found.files[0]), source)
         out = report.render_statistics(fmt, run) if statistics else report.render(fmt, run)
-        if quiet and fmt in ("text", "full") and not statistics:
-            out = "".join(line + "\n" for line in out.splitlines()[:-1])
+        if quiet and fmt in ("text", "full") and not statistics:  # the findings without the summary
+            out = "".join(line + "\n" for line in out.splitlines()[:-len(report.text.summary(run).splitlines())])
         if output_file is not None:
             try:
                 output_file.write_text(out, encoding="utf-8")

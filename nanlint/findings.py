@@ -59,3 +59,4 @@ class FileResult:
     error: str | None = None  # a one-line error (the file could not be read or fixed)
     skipped: bool = False  # no enabled rule's triggers are in the file: it was not parsed with libcst
     reduced: bool = False  # a large file of which only the statements that can hold a finding were parsed
+    hidden: int = 0  # findings on weak evidence not shown (the may tier was not asked for)

@@ -96,30 +96,31 @@ class Cache:
     def _path(self, key: str) -> Path:
         return self._entries / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> list[dict] | None:
-        """The findings stored under ``key`` (dicts of Finding fields, no path), or None."""
+    def get(self, key: str) -> tuple[list[dict], int] | None:
+        """The findings stored under ``key`` (dicts of Finding fields, no path) and the count
+        of those on weak evidence the run did not show, or None."""
         try:
             with open(self._path(key), "rb") as fh:
                 data = json.loads(fh.read())
             if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("findings"), list):
                 raise ValueError("bad entry")
-            findings = data["findings"]
-            if not all(isinstance(f, dict) for f in findings):
+            findings, hidden = data["findings"], data.get("hidden", 0)
+            if not all(isinstance(f, dict) for f in findings) or not isinstance(hidden, int):
                 raise ValueError("bad finding")
         except (OSError, ValueError, TypeError, UnicodeDecodeError):
             self.misses += 1
             return None
         self.hits += 1
-        return findings
+        return findings, hidden
 
-    def put(self, key: str, findings: list[dict]) -> None:
+    def put(self, key: str, findings: list[dict], hidden: int = 0) -> None:
         """Store atomically; a cache that cannot be written is silently skipped."""
         path = self._path(key)
         try:
             if not self._ready:
                 self._prepare()
             path.parent.mkdir(parents=True, exist_ok=True)
-            payload = json.dumps({"key": key, "findings": findings}, separators=(",", ":")).encode()
+            payload = json.dumps({"key": key, "findings": findings, "hidden": hidden}, separators=(",", ":")).encode()
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
             try:
                 with os.fdopen(fd, "wb") as fh:

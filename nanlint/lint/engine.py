@@ -72,6 +72,15 @@ class Linter:
         raw = self._drop_superseded(ctx, ctx.findings)
         return ctx, noqa_mod.apply(ctx, raw, self.rules, text)
 
+    def shown(self, raw: list[RawFinding]) -> tuple[list[RawFinding], int]:
+        """The findings this run shows (and fixes), and how many on weak evidence it does not:
+        the may tier is shown only when asked for.  Applied after noqa, so a directive that
+        silences a may-tier finding is used in every run."""
+        if self.settings.get("may"):
+            return raw, 0
+        out = [f for f in raw if not f.may]
+        return out, len(raw) - len(out)
+
     @staticmethod
     def _drop_superseded(ctx: RuleContext, raw: list[RawFinding]) -> list[RawFinding]:
         superseding = [f for f in raw if f.rule.supersedes]
@@ -147,6 +156,7 @@ class Linter:
         try:
             ctx, raw = self.run_rules(module, text if text is not None else source_text(module, source), path,
                                       reduced[1] if reduced is not None else None)
+            raw, result.hidden = self.shown(raw)
             result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
             if reduced is not None:  # back to the file's lines; no fix on a partial tree
                 rows = reduced[1]
@@ -213,6 +223,7 @@ class Linter:
         text = source_text(module, source)
         for _ in range(MAX_FIX_PASSES):
             ctx, raw = self.run_rules(module, text, path)
+            raw, hidden = self.shown(raw)  # what is not shown is not fixed
             crashes.extend(c for c in ctx.crashes if c not in crashes)
             chosen = self._non_overlapping(ctx, [f for f in raw if f.fix is not None
                                                  and f.fix.applies_automatically
@@ -252,7 +263,7 @@ class Linter:
                 "file left unchanged, please report it"
             return result
         # The last pass linted the final module: its findings are the result (no second lint).
-        result = FileResult(path)
+        result = FileResult(path, hidden=hidden)
         result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
         if applied:  # a file no fix changed is never rewritten (libcst may not round-trip a final bare CR)
             final = module.bytes + lost

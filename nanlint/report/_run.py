@@ -46,6 +46,7 @@ class Run:
     # them rather than saying "All checks passed!", which would read as the verdict of all batches
     explicit_files: bool = False
     excluded: int = 0  # files named but excluded (--force-exclude)
+    hidden: int = 0  # findings on weak evidence not shown (the may tier was not asked for)
     _sources: dict = field(default_factory=dict, repr=False)
 
     def display_path(self, path: str) -> str:

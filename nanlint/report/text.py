@@ -18,7 +18,25 @@ def _plural(n: int) -> str:
 
 def summary(run: Run) -> str:
     """``Found 3 findings (1 fixable with --fix, 1 more with --unsafe-fixes).``, or after
-    ``--fix``: ``Found 5 findings (3 fixed, 2 remaining; 2 fixable with --unsafe-fixes).``"""
+    ``--fix``: ``Found 5 findings (3 fixed, 2 remaining; 2 fixable with --unsafe-fixes).``,
+    then one line each on what was not shown: findings on weak evidence (``--may``) and what
+    an unsafe fix is."""
+    return "\n".join([_counts(run)] + _notes(run))
+
+
+def _notes(run: Run) -> list[str]:
+    notes = []
+    if run.hidden:
+        notes.append(f"{_plural(run.hidden)} on weak evidence not shown (a hazard only if something the code "
+                     "does not show holds): --may shows them.")
+    unsafe = sorted({f.code for f in run.findings if f.fixable(True) and not f.fixable(False)})
+    if unsafe and not run.unsafe_fixes:
+        notes.append("An unsafe fix can change the value on some finite inputs (an epsilon, a clamp); "
+                     f"`nanlint rule {unsafe[0]}` says what it changes.")
+    return notes
+
+
+def _counts(run: Run) -> str:
     n = len(run.findings)
     safe = sum(1 for f in run.findings if f.fixable(False))
     unsafe_more = sum(1 for f in run.findings if f.fixable(True) and not f.fixable(False))

@@ -48,12 +48,11 @@ class RuleContext(FileContext):
     def report(self, node: cst.CSTNode, message: str, fix: fixes.Fix | None = None,
                rule: Reporting | None = None, may: bool = False) -> None:
         """A finding at ``node``.  ``may``: the evidence is weak (the hazard happens only if
-        something the code does not show holds): reported only when the run asks for the
-        may tier (``--may``, ``may = true``); a finding on strong evidence always is."""
+        something the code does not show holds): shown only when the run asks for the may
+        tier (``--may``, ``may = true``; the engine counts the others), while a finding on
+        strong evidence always is."""
         rule = rule or self.rule
         assert rule is not None
-        if may and not self.settings.get("may"):
-            return
         self.findings.append(RawFinding(rule, node, message, fix, rule.code, rule.name, may))
 
     # --- fix spelling (nanlint.fix.spelling) -------------------------------------------
