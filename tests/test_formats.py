@@ -70,7 +70,9 @@ def test_full_shows_source_caret_and_fix_diff(run_cli, hazards):
     # the finding through an assignment has an unsafe fix, and says so
     assert "Unsafe fix (applied with --fix --unsafe-fixes):" in out
     assert "+    return torch.log_softmax(z, dim=-1)" in out
-    assert out.rstrip().endswith("Found 2 findings (1 fixable with --fix, 1 more with --unsafe-fixes).")
+    summary, unsafe = out.rstrip().splitlines()[-2:]
+    assert summary == "Found 2 findings (1 fixable with --fix, 1 more with --unsafe-fixes)."
+    assert unsafe.startswith("An unsafe fix can change the value") and "`nanlint rule NAN101`" in unsafe
 
 
 # --- github ---------------------------------------------------------------------------------------

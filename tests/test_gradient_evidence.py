@@ -248,3 +248,29 @@ def test_the_single_where_gradient_is_nan_in_tensorflow_and_the_fix_makes_it_fin
 
     assert gradient(textwrap.dedent(SEED_SINGLE_WHERE)) == [-1.0, None, -1.0]  # NaN at the asymptote
     assert gradient(fixed) == [-1.0, 0.0, -1.0]
+
+
+# --- what a run does not show is said once (issue 23 item 5) -------------------------------------
+def test_the_summary_counts_the_findings_not_shown_and_fix_leaves_them(tmp_path):
+    run = _cli(tmp_path)
+    assert run.stdout.splitlines()[-2:] == [
+        "1 file checked, no findings.",
+        "1 finding on weak evidence not shown (a hazard only if something the code does not show holds): "
+        "--may shows them."] or run.stdout.splitlines()[-2:] == [
+        "All checks passed!",
+        "1 finding on weak evidence not shown (a hazard only if something the code does not show holds): "
+        "--may shows them."]
+    assert "not shown" not in _cli(tmp_path, "--may").stdout
+    fixed = _cli(tmp_path, "--fix")
+    assert fixed.returncode == 0 and (tmp_path / "m.py").read_text() == textwrap.dedent(WITHOUT_EVIDENCE)
+    assert "NAN201" in _cli(tmp_path, "--fix", "--may").stdout or \
+        "torch.where(x != 0, x, 1.0)" in (tmp_path / "m.py").read_text()
+
+
+def test_a_noqa_on_a_may_tier_finding_is_used_in_every_run(tmp_path):
+    source = textwrap.dedent(WITHOUT_EVIDENCE).replace("0.0)\n", "0.0)  # noqa: NAN201\n")
+    (tmp_path / "m.py").write_text(source)
+    for extra in ((), ("--may",)):
+        run = subprocess.run([sys.executable, "-m", "nanlint", "--no-cache", "--extend-select", "NAN002", *extra,
+                              "m.py"], cwd=tmp_path, capture_output=True, text=True)
+        assert run.returncode == 0 and "NAN002" not in run.stdout, run.stdout
