@@ -35,6 +35,7 @@ class Vocabulary:
     divide: frozenset[str]  # torch.div(a, b): a / b
     layout: frozenset[str]  # reshape, cat, gather, casts: the value passes through
     affine: frozenset[str]  # matmul, Dense: a logit; NAN107's source with ``affine_source``
+    prod: frozenset[str] = frozenset()  # prod, reduce_prod, cumprod: a product over an axis (of probabilities)
     affine_source: bool = False  # an affine output is a source (a log of it is negative)
     products: bool = False  # a product with a source is one
 
@@ -242,6 +243,8 @@ class Search:
             return False
         if name in v.affine:
             return v.affine_source
+        if name in v.prod:
+            return True  # a product over an axis: of probabilities it underflows (zeros._unit_factors)
         if name in v.reductions:  # the reduced value: the first argument, or the receiver
             for a in [*n.args[:1], *(k.value for k in n.keywords if k.arg in ("input", "x", "input_tensor")), receiver]:
                 self._push(a, MASK)
