@@ -115,3 +115,15 @@ def test_tensorflow_and_jax_through_names():
             return jnp.log(total)
     """)
     assert jax_finding.code == "NAN106" and jax_finding.fix_applicability == "display-only"
+
+
+def test_a_single_exponential_through_a_name_is_no_sum():
+    """tfp's ``medium_z = exp((v + z - ls) / a)`` ... ``log(medium_z)``: log(exp(y)) is y,
+    no log-sum-exp (reviewed on the training corpus)."""
+    assert [f.code for f in lint("""\
+        import tensorflow as tf
+
+        def f(v, z, a):
+            medium_z = tf.math.exp((v + z) / a)
+            return tf.math.log(medium_z)
+    """)] == []

@@ -129,6 +129,8 @@ class LogSumExp(Rule):
         parts, constants, origin = found
         if len(parts) + len(constants) < 2 and origin is None:
             return  # the inline forms are inline()'s
+        if len(parts) == 1 and parts[0][2] is None:
+            return  # log(exp(y)) through a name: no sum (y itself, tfp's special.py)
         if any(c >= 1 for c in constants):
             return  # log(2 + exp(x)): no exact primitive; 1 + exp is softplus, inline()'s
         if any(shifted(ctx, exp.x, exp.scope) is not None for _, exp, _ in parts) or self.kept_finite(ctx, log):
