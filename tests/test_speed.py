@@ -71,6 +71,12 @@ EXTRA = {  # hand-made cases at the prefilter's edges
     "grad_clamp.py": "import torch\n\ndef step(model):\n    for p in model.parameters():\n"
                      "        p.grad.data.clamp_(min=0)\n",
     "module_and_method.py": "import math\nimport torch\n\ndef f(z):\n    return math.log(2) * z.softmax(-1).log()\n",
+    # the zero rules' site check (zero_search) for a product of probabilities: each has a finding
+    "prod_halting.py": "import torch\n\ndef h(lam, lam_j):\n    p_n = lam * torch.prod(1 - lam_j, dim=-1)\n"
+                       "    return torch.log(p_n)\n",
+    "cumprod_method.py": "import torch\n\ndef f(probs):\n    return (1 - probs).cumprod(-1).log()\n",
+    "reduce_prod_divide.py": "import tensorflow as tf\n\ndef f(w, keep):\n"
+                             "    return w / tf.math.reduce_prod(keep, axis=-1)\n",
     # and files it skips: framework code where no rule can start
     "builtin_sum.py": "import torch\n\ndef f(xs):\n    return sum(xs) / len(xs)\n",
     "doc_only.py": 'import torch\n\ndef f(z):\n    """Like torch.log(torch.softmax(z, 1))."""\n    return z\n',

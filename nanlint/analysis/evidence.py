@@ -254,3 +254,21 @@ def _exits(body: cst.BaseSuite) -> bool:
     if isinstance(body, cst.SimpleStatementSuite):
         last = body.body[-1] if body.body else None
     return isinstance(last, (cst.Return, cst.Raise))
+
+
+# --- a product of probabilities ---------------------------------------------------------------
+# names that say a value is a probability (in [0, 1]): ``probs``, ``p_halt``, ``lam``,
+# ``lambdas``, ``halting_prob``; a product of many of them underflows
+PROBABILITY_NAME = re.compile(r"(^|_)(p|probs?|probabilit(y|ies)|lam|lambdas?|halt(ing)?|keep|stay|survival)(_|\d|$)",
+                              re.IGNORECASE)
+
+
+def unit_name(expr: cst.BaseExpression | None) -> bool:
+    """``expr`` is named like a probability (``lam_j``, ``self.p_halt``, ``probs[:, 0]``)."""
+    while isinstance(expr, cst.Subscript):
+        expr = expr.value
+    if isinstance(expr, cst.Name):
+        return bool(PROBABILITY_NAME.search(expr.value))
+    if isinstance(expr, cst.Attribute):
+        return bool(PROBABILITY_NAME.search(expr.attr.value))
+    return False

@@ -8,7 +8,10 @@ first that is a *source*:
 * ``probability``: a softmax or sigmoid output (also a layer or a model ending in one,
   a hand-written ``1 / (1 + exp(-z))``, ``e / (1 + e)``, ``exp(z) / sum(exp(z))``), a
   product with one, a max of sigmoid outputs: exactly 0 once float32 underflows
-  (sigmoid below about -88, a softmax class ~104 below the largest);
+  (sigmoid below about -88, a softmax class ~104 below the largest); a product over an
+  axis (``prod``, ``cumprod``) of probabilities (such outputs, ``1 - p``, values named
+  ``prob``/``lam``/``p_*``): 100 factors of 0.3 make 5e-53, 0 in float32 (a stick-breaking
+  or halting probability ``lam * prod(1 - lam_j)``);
 * ``complement``: ``1 - p`` of a probability: exactly 0 once ``p`` rounds to 1
   (a sigmoid above ~17, a softmax class ~17 above the others);
 * ``rectified``: ``relu``, ``clip(x, 0, ...)``, ``maximum(x, 0)``, ``abs``/squares of a
@@ -71,6 +74,9 @@ WHY = {
     CONSTANT: "it holds 0 (or a negative number)",
     DIFFERENCE: "it is 0 where the two values coincide",
 }
+# a product over an axis of values in [0, 1] (not a logit's saturation: the count of factors)
+PRODUCT = ("a product of factors in [0, 1] underflows to exactly 0 in float32 long before any factor does "
+           "(100 factors of 0.3 make 5e-53, below float32's smallest subnormal, 1.4e-45)")
 # a dropout's (a rectified source whose region is drawn, not a region of inputs)
 DROPPED = "it is exactly 0 on every dropped element while training (a fraction p of them, every step)"
 
@@ -83,13 +89,13 @@ _TENSOR_LITERALS = frozenset({
 _COMPARISON_OPS = (o.EQUAL, o.NOT_EQUAL, o.GREATER, o.GREATER_EQUAL, o.LESS, o.LESS_EQUAL,
                    o.LOGICAL_AND, o.LOGICAL_OR, o.LOGICAL_NOT)
 MAX_DEPTH = 4
-# the ops a strong source needs (a probability, 1 - p, relu, an active clamp, a dropout; counts
+# the ops a strong source needs (a probability, 1 - p, relu, an active clamp, a dropout, a product; counts
 # add a sum); the rules' triggers count the layers implying them (ops.IMPLIED_BY: nn.Dropout)
-STRONG_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.EXP, o.RELU, o.CLIP, o.MAXIMUM, o.DROPOUT})
+STRONG_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.EXP, o.RELU, o.CLIP, o.MAXIMUM, o.DROPOUT, o.PROD})
 # the ops a source can be computed with, weak ones too (NAN110's triggers): a file without any
 # of them (and without a literal 0 reaching a sink) has no source
 SOURCE_OPS = frozenset({o.SOFTMAX, o.SIGMOID, o.RELU, o.CLIP, o.MAXIMUM, o.ABS, o.SQUARE, o.POW, o.FLOOR,
-                        o.ROUND, o.MATMUL, o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN, o.DROPOUT})
+                        o.ROUND, o.MATMUL, o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN, o.DROPOUT, o.PROD})
 
 
 @dataclass
@@ -146,6 +152,7 @@ def _vocabulary(sinks: frozenset[str], affine: bool):
         divide=last_names(frozenset({o.DIVIDE})),
         layout=last_names(frozenset({"shape"})),
         affine=last_names(frozenset({o.MATMUL, o.DENSE_LAYER})),
+        prod=last_names(frozenset({o.PROD})),
         affine_source=affine,
         products=affine,
     )
@@ -213,6 +220,10 @@ def _source(ctx: FileContext, e: cst.BaseExpression, s: Scope, depth: int) -> So
         return RECTIFIED, "a relu output", None, None
     if op in (o.DROPOUT, o.DROPOUT_LAYER):
         return _dropout(ctx, call, s, depth)
+    if op == o.PROD and call.x is not None and depth > 0:
+        factors = _unit_factors(ctx, call.x, s, depth - 1)
+        if factors is not None:
+            return PROBABILITY, f"a {_spelled(call)} over an axis of {factors}", None, None, PRODUCT
     if op == o.CLIP and constant(ctx, call.value("lo"), s) == 0.0:
         return RECTIFIED, "a value clipped at 0", None, _defensive(ctx, call.x, s)
     if op == o.MAXIMUM:
@@ -248,6 +259,31 @@ def _source(ctx: FileContext, e: cst.BaseExpression, s: Scope, depth: int) -> So
 
 
 WEAK_DIFFERENCE = "0 only where the two values coincide exactly"
+
+
+def _spelled(call: OpCall) -> str:
+    func = call.node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else "prod"
+    return name if "prod" in name else "prod"
+
+
+def _unit_factors(ctx: FileContext, x: cst.BaseExpression, s: Scope, depth: int) -> str | None:
+    """What says every factor of a product is in [0, 1], for the message: a probability
+    (a sigmoid/softmax output, :func:`reaches_zero`'s ``probability``), ``1 - p`` of one,
+    or a value named like one (``lam_j``, ``1 - lam_j``, ``probs``); None otherwise."""
+    shown = f"`{' '.join(ctx.code(x).split())[:40]}`"
+    inner = ctx.resolve(x, s)
+    e = ctx.arithmetic(inner.expr, inner.scope) if inner.ctx is None else inner.expr
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Subtract) \
+            and constant(ctx, e.left, inner.scope) == 1.0:
+        if evidence.unit_name(e.right):
+            return f"{shown} (one minus a value named as a probability)"
+        p = reaches_zero(ctx, e.right, inner.scope, kinds=(PROBABILITY,), depth=depth)
+        return f"{shown} (one minus {p.what})" if p is not None else None
+    if evidence.unit_name(e) or evidence.unit_name(x):
+        return f"{shown} (named as a probability)"
+    p = reaches_zero(ctx, x, s, kinds=(PROBABILITY, COMPLEMENT), depth=depth)
+    return f"{shown} ({p.what})" if p is not None else None
 
 
 def _dropout(ctx: FileContext, call: OpCall, s: Scope, depth: int) -> Source | None:

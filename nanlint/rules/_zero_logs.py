@@ -88,6 +88,9 @@ class LogSinks(Rule):
             return "return logits from there and use log_softmax / log_sigmoid"
         if zero.logit is not None:
             return "use log_sigmoid of the logit"
+        if zero.reason == zeros.PRODUCT:
+            return ("sum the logs of the factors instead (log(a * prod(b)) = log(a) + sum(log(b)); log1p(-p) for a "
+                    "factor 1 - p, log_sigmoid of the logits), or guard it with an epsilon (1e-7)")
         if zero.reason == zeros.DROPPED:
             return "guard it with an epsilon that survives float32 (1e-7), or apply the dropout after the log"
         return "guard it with an epsilon that survives float32 (1e-7), or use a fused form"

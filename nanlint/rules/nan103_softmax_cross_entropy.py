@@ -45,7 +45,10 @@ class SoftmaxCrossEntropy(Rule):
     def make_fix(self, ctx: RuleContext, reduction: OpCall, product: Product, softmax: OpCall,
                  resolved, negation) -> fixes.Fix | None:
         log = product.log
-        if not resolved.fixable_in(log.scope):
+        if not resolved.fixable_in(log.scope):  # a reshaped softmax: log_softmax, the layout carried
+            carried = log_softmax_fix(ctx, log, softmax, resolved)
+            if carried is not None and carried.replacements:
+                return carried
             return fixes.Fix(fixes.DISPLAY_ONLY, "Use the fused cross entropy where the softmax is computed")
         fused = self.fused(ctx, reduction, product, softmax)
         if fused is None:  # the log_softmax form: -sum(y * log_softmax(z))

@@ -78,34 +78,92 @@ class LogSumExp(Rule):
                     exp, scope, crossed, note = self.reached(ctx, arg, found)
                     self.softplus(ctx, log, exp, crossed, scope, note)
                 continue
-            chain = terms(arg.expr, ctx, arg.scope)
-            if len(chain) == 2 and all(sign > 0 for sign, _ in chain):
-                exps = [self.exp_of(ctx, t, arg.scope) for _, t in chain]
-                ones = [constant(ctx, t, arg.scope) == 1.0 for _, t in chain]
-                if (exps[0] is not None or exps[1] is not None) and self.kept_finite(ctx, log):
-                    continue
-                if exps[0] is not None and exps[1] is not None:
-                    a, scope_a, crossed_a, note_a = self.reached(ctx, arg, exps[0])
-                    b, scope_b, crossed_b, note_b = self.reached(ctx, arg, exps[1])
-                    scope = scope_a if scope_a is scope_b else None
-                    self.logaddexp(ctx, log, a, b, crossed_a or crossed_b, scope, note_a or note_b)
-                elif (exps[0] is not None and ones[1]) or (exps[1] is not None and ones[0]):
-                    exp, scope, crossed, note = self.reached(ctx, arg, exps[0] or exps[1])  # type: ignore[arg-type]
-                    self.softplus(ctx, log, exp, crossed, scope, note)
-                continue
-            if len(chain) == 1:
-                total = ctx.op_call(arg.expr, arg.scope)
-                if total is None or total.op != o.SUM or total.x is None:
-                    continue
-                found = ctx.op_of(total.x, arg.scope, o.EXP)
-                if found is None:
-                    continue
-                exp, inner = found
-                if shifted(ctx, exp.x, inner.scope) is not None or bounded_exponent(ctx, exp.x, inner.scope) \
-                        or self.kept_finite(ctx, log):
-                    continue
-                exp, scope, crossed, note = self.reached(ctx, arg, found)
-                self.logsumexp(ctx, log, total, exp, crossed, scope, note)
+            if not self.inline(ctx, log, arg):
+                self.through_names(ctx, log)
+
+    def inline(self, ctx: RuleContext, log: OpCall, arg: Resolved) -> bool:
+        """The forms of the log's argument itself (after one name): ``1 + exp(x)``,
+        ``exp(a) + exp(b)``, ``sum(exp(x))``; False when it has none of those shapes."""
+        chain = terms(arg.expr, ctx, arg.scope)
+        if len(chain) == 2 and all(sign > 0 for sign, _ in chain):
+            exps = [self.exp_of(ctx, t, arg.scope) for _, t in chain]
+            ones = [constant(ctx, t, arg.scope) == 1.0 for _, t in chain]
+            if exps[0] is None and exps[1] is None:
+                return False
+            if self.kept_finite(ctx, log):
+                return True
+            if exps[0] is not None and exps[1] is not None:
+                a, scope_a, crossed_a, note_a = self.reached(ctx, arg, exps[0])
+                b, scope_b, crossed_b, note_b = self.reached(ctx, arg, exps[1])
+                scope = scope_a if scope_a is scope_b else None
+                self.logaddexp(ctx, log, a, b, crossed_a or crossed_b, scope, note_a or note_b)
+                return True
+            if (exps[0] is not None and ones[1]) or (exps[1] is not None and ones[0]):
+                exp, scope, crossed, note = self.reached(ctx, arg, exps[0] or exps[1])  # type: ignore[arg-type]
+                self.softplus(ctx, log, exp, crossed, scope, note)
+                return True
+            return False
+        if len(chain) == 1:
+            total = ctx.op_call(arg.expr, arg.scope)
+            if total is None or total.op != o.SUM or total.x is None:
+                return False
+            found = ctx.op_of(total.x, arg.scope, o.EXP)
+            if found is None:
+                return False
+            exp, inner = found
+            if shifted(ctx, exp.x, inner.scope) is not None or bounded_exponent(ctx, exp.x, inner.scope) \
+                    or self.kept_finite(ctx, log):
+                return True
+            exp, scope, crossed, note = self.reached(ctx, arg, found)
+            self.logsumexp(ctx, log, total, exp, crossed, scope, note)
+            return True
+        return False
+
+    def through_names(self, ctx: RuleContext, log: OpCall) -> None:
+        """``Z = exp(a).sum() + exp(b).sum(); log(Z + 1e-8)``: a sum of exponentials (and of
+        sums of them) reached through names, with epsilons beside (below 1: one keeps the
+        log from -inf, not the exps from overflowing).  One exp-sum: logsumexp
+        (unsafe: the epsilon goes, a statement is crossed); several: display-only, with
+        the stable form in the message."""
+        found = sums_of_exps(ctx, log.x, log.scope)  # type: ignore[arg-type]
+        if found is None:
+            return
+        parts, constants, origin = found
+        if len(parts) + len(constants) < 2 and origin is None:
+            return  # the inline forms are inline()'s
+        if len(parts) == 1 and parts[0][2] is None:
+            return  # log(exp(y)) through a name: no sum (y itself, tfp's special.py)
+        if any(c >= 1 for c in constants):
+            return  # log(2 + exp(x)): no exact primitive; 1 + exp is softplus, inline()'s
+        if any(shifted(ctx, exp.x, exp.scope) is not None for _, exp, _ in parts) or self.kept_finite(ctx, log):
+            return
+        note = origin_note(ctx, origin) if origin is not None else ""
+        eps = [c for c in constants if c > 0]
+        added = f"{eps[0]:g}".replace("e-0", "e-") if eps else ""
+        guard = f"; the {added} added keeps it from -inf, not the exponentials from overflowing" if eps else ""
+        shown = " + ".join(" ".join(ctx.code(node).split())[:40] for node, _, _ in parts)
+        if len(parts) == 1:
+            node, exp, total = parts[0]
+            low = "" if eps else (" and is -inf when every exponent is below "
+                                  f"{_limits.shown(limits.EXP_UNDERFLOW, exp.framework, sign=-1)}")
+            message = (f"log of a sum of exponentials ({shown}) overflows for an exponent > "
+                       f"{_limits.shown(limits.EXP_OVERFLOW, exp.framework)} in float32 "
+                       f"(inf, NaN gradient){low}{guard}; use logsumexp(x, axis)" + note)
+            fix = None
+            if total is not None and exp.scope is log.scope:
+                fix = self.logsumexp_fix(ctx, log, total, exp, True)
+                if fix is not None and eps:
+                    fix = fixes.Fix(fix.applicability, "Replace with logsumexp (without the epsilon: exact where "
+                                    "the sum underflowed)", fix.replacements, fix.imports)
+            ctx.report(log.node, message, fix or fixes.Fix(fixes.DISPLAY_ONLY, "Use logsumexp(x, axis)"))
+            return
+        overflow = _limits.shown(limits.EXP_OVERFLOW, parts[0][1].framework)
+        message = (f"log of a sum of exponentials ({shown}) overflows once an exponent passes {overflow} in float32 "
+                   f"(inf, NaN gradient){guard}; use the stable form: m = the largest exponent, "
+                   f"m + log(sum(exp(x - m)) + ...) term by term, or logsumexp over the exponents "
+                   f"concatenated" + note)
+        ctx.report(log.node, message, fixes.Fix(fixes.DISPLAY_ONLY,
+                                                "Use logsumexp over the exponents concatenated (their max shifted out)"))
 
     @staticmethod
     def kept_finite(ctx: RuleContext, log: OpCall) -> bool:
@@ -176,23 +234,70 @@ class LogSumExp(Rule):
                    "(inf, NaN gradient) and is -inf when every x is below "
                    f"{_limits.shown(limits.EXP_UNDERFLOW, exp.framework, sign=-1)} (float32, {exp.framework.display}); "
                    "use logsumexp(x, axis)" + note)
-        fix = None
-        if scope is log.scope and total.framework is exp.framework:
-            fw = total.framework
-            new = None
-            imports: list = []
-            method = fw.methods.get("logsumexp") if total.is_method else None
-            if method is not None and exp.is_method and total.has("axis"):
-                args = ctx.carry_args(total, method, ("axis", "keepdims"))
-                if args is not None:
-                    new = fixes.call(cst.Attribute(exp.receiver, cst.Name("logsumexp")), args)  # type: ignore[arg-type]
-            elif not (fw.name == "torch" and not total.has("axis")):  # torch.logsumexp needs dim
-                spelling = ctx.spell(fw, o.LOGSUMEXP, log.scope, prefer=(total.node.func, log.node.func))
-                if spelling is not None:
-                    func, target, imports = spelling
-                    args = ctx.carry_args(total, target, ("x", "axis", "keepdims"), x=exp.x)
-                    if args is not None:
-                        new = fixes.call(func, args)
-            if new is not None:
-                fix = fixes.Fix(self.applicability(crossed), "Replace with logsumexp", [(log.node, new)], imports)
+        fix = self.logsumexp_fix(ctx, log, total, exp, crossed) if scope is log.scope else None
         ctx.report(log.node, message, fix or fixes.Fix(fixes.DISPLAY_ONLY, "Use logsumexp(x, axis)"))
+
+    def logsumexp_fix(self, ctx, log: OpCall, total: OpCall, exp: OpCall, crossed: bool) -> fixes.Fix | None:
+        if total.framework is not exp.framework:
+            return None
+        fw = total.framework
+        new = None
+        imports: list = []
+        method = fw.methods.get("logsumexp") if total.is_method else None
+        if method is not None and exp.is_method and total.has("axis"):
+            args = ctx.carry_args(total, method, ("axis", "keepdims"))
+            if args is not None:
+                new = fixes.call(cst.Attribute(exp.receiver, cst.Name("logsumexp")), args)  # type: ignore[arg-type]
+        elif not (fw.name == "torch" and not total.has("axis")):  # torch.logsumexp needs dim
+            spelling = ctx.spell(fw, o.LOGSUMEXP, log.scope, prefer=(total.node.func, log.node.func))
+            if spelling is not None:
+                func, target, imports = spelling
+                args = ctx.carry_args(total, target, ("x", "axis", "keepdims"), x=exp.x)
+                if args is not None:
+                    new = fixes.call(func, args)
+        if new is None:
+            return None
+        return fixes.Fix(self.applicability(crossed), "Replace with logsumexp", [(log.node, new)], imports)
+
+
+MAX_TERMS = 8
+
+
+def sums_of_exps(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope, depth: int = 3):
+    """``expr`` as a sum of unbounded exponentials and sums of them, through names assigned
+    once (``Z = exp(a).sum() + exp(b).sum()``), beside non-negative constants: ([(term,
+    exp, the sum or None)], [constants], the first name's value followed or None); None
+    when another term is there (a value the code does not show is an exp)."""
+    parts: list = []
+    constants: list[float] = []
+    origin = None
+    work = [(expr, scope, depth)]
+    while work:
+        e, s, d = work.pop(0)
+        for sign, t in terms(e, ctx, s):
+            if sign < 0 or len(parts) + len(constants) > MAX_TERMS:
+                return None
+            c = constant(ctx, t, s)
+            if c is not None:
+                if c < 0:
+                    return None
+                constants.append(c)
+                continue
+            if isinstance(t, (cst.Name, cst.Attribute)) and d > 0:
+                r = ctx.resolve(t, s)
+                if r.expr is not t and r.ctx is None:
+                    origin = origin or r
+                    work.append((r.expr, r.scope, d - 1))
+                    continue
+            total = ctx.op_call(t, s)
+            if total is not None and total.op == o.SUM and total.x is not None:
+                found = ctx.op_of(total.x, s, o.EXP)
+                if found is None or found[0].x is None or bounded_exponent(ctx, found[0].x, found[1].scope):
+                    return None
+                parts.append((t, found[0], total))
+                continue
+            found = LogSumExp.exp_of(ctx, t, s)
+            if found is None:
+                return None
+            parts.append((t, found[0], None))
+    return (parts, constants, origin) if parts else None

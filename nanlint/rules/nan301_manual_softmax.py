@@ -108,7 +108,8 @@ def _logit_evidence(ctx: RuleContext, div: Division, xs: tuple, scope) -> str | 
             if logit(ctx, term, scope):
                 affine = not LOGIT_NAME.search(ctx.code(term))
                 return (f"`{_short(ctx, term)}` is {'an affine output' if affine else 'named like a logit'}: "
-                        "a logit has no upper bound, and exp of one above ~88 is inf")
+                        f"a logit has no upper bound, and exp of one above {_limits.shown(limits.EXP_OVERFLOW, None)} "
+                        "is inf in float32")
     return None
 
 

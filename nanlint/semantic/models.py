@@ -130,13 +130,17 @@ def _last_layer(op: "OpCall") -> cst.BaseExpression | None:
 
 
 def _instance(ctx: "Model", model: cst.Call, scope: Scope) -> Output | None:
-    """``Net(...)`` of a model class defined in this module: its forward/call/__call__ returns."""
-    if not isinstance(model.func, cst.Name):
+    """``Net(...)`` of a model class defined in this module (or in a project module:
+    ``Net`` imported, ``nets.Net``): its forward/call/__call__ returns."""
+    if isinstance(model.func, cst.Attribute):  # nets.Net(): a module of the project imported whole
+        node = None
+    elif not isinstance(model.func, cst.Name):
         return None
-    found = ctx.index.lookup(model.func.value, scope)
-    if found is None or len(found[0]) != 1:
-        return None
-    node = found[0][0].node
+    else:
+        found = ctx.index.lookup(model.func.value, scope)
+        if found is None or len(found[0]) != 1:
+            return None
+        node = found[0][0].node
     if not isinstance(node, cst.ClassDef):  # a model class of another module of the project
         elsewhere = modules.definition(ctx, model.func, scope)
         if elsewhere is None or not isinstance(elsewhere[1], cst.ClassDef):

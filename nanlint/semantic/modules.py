@@ -201,13 +201,23 @@ def _imports_of(dep: Path, real: Path) -> list[tuple[int, str, list[str]]] | Non
     return found
 
 
-def _import_lines(text: str) -> list[tuple[int, str, list[str], list[str]]]:
-    """(level, module, imported names, the names they are bound to) of each
-    ``from M import names`` line."""
+def _import_lines(text: str) -> list[tuple]:
+    """(level, module, imported names, the names they are bound to, the attributes the
+    text reads of each bound name) of each ``from M import names`` line, and of each
+    module of an ``import M [as m]`` line (names None; bound: the name its attributes are
+    read through, ``m`` or the dotted ``M``).  A name imported whole from a project module
+    is followed through its attributes (``m.discriminator(x)``): those attributes are the
+    names taken from it."""
     out = []
     for m in _IMPORT.finditer(text):
         dots, module, names, plain = m.groups()
         if plain is not None:
+            for item in plain.split(","):
+                parts = item.split()
+                if not parts or parts[0].split(".")[0] in _SKIP_ROOTS:
+                    continue
+                prefix = parts[-1] if len(parts) == 3 and parts[1] == "as" else parts[0]
+                out.append((0, parts[0], None, [prefix], [_attributes(text, prefix)]))
             continue
         level = len(dots or "")
         if not module and not level:
@@ -215,28 +225,45 @@ def _import_lines(text: str) -> list[tuple[int, str, list[str], list[str]]]:
         if names and names.startswith("("):  # parenthesized over lines, maybe with comments
             names = re.sub(r"#[^\n]*", "", names[1:-1])
         parts = [n.split() for n in (names or "").split(",") if n.split()]
-        out.append((level, module, [p[0] for p in parts], [p[-1] for p in parts]))
+        bound = [p[-1] for p in parts]
+        skip = not level and module.split(".")[0] in _SKIP_ROOTS
+        out.append((level, module, [p[0] for p in parts], bound,
+                    [frozenset() if skip else _attributes(text, b) for b in bound]))
     return out
+
+
+def _attributes(text: str, prefix: str) -> frozenset[str]:
+    """The attributes ``text`` reads of ``prefix`` (``m.f`` -> ``f``)."""
+    if prefix + "." not in text:
+        return frozenset()
+    return frozenset(re.findall(r"(?<![\w.])" + re.escape(prefix) + r"\.(\w+)", text))
 
 
 def _direct(path: Path, text: str | list, extra: tuple[str, ...], names: frozenset[str] | None = None) -> list:
     """(module, names taken from it) for the modules ``from M import name`` takes names
-    from (values, functions, classes: what the analysis follows); a module imported
-    whole (``import M``, ``from P import M`` of a submodule) gives none, since
-    attributes of a module are not followed.  ``text``: the source, or its
-    :func:`_import_lines`; ``names``: only the lines binding one of them (a line whose
-    names the scan cannot read, ``import *``, always counts)."""
+    from (values, functions, classes: what the analysis follows), and for a module
+    imported whole (``import M as m``, ``from P import M`` of a submodule) whose
+    attributes the file reads (``m.f``: the names taken are those attributes).  ``text``:
+    the source, or its :func:`_import_lines`; ``names``: only the lines binding one of
+    them (a line whose names the scan cannot read, ``import *``, always counts)."""
     found: list = []
-    for level, module, words, bound in (_import_lines(text) if isinstance(text, str) else text):
-        if names is not None and words and names.isdisjoint(bound):
+    for level, module, words, bound, attrs in (_import_lines(text) if isinstance(text, str) else text):
+        if names is not None and (words or words is None) and names.isdisjoint(bound):
+            continue
+        if words is None:  # import M [as m]: M itself, when its attributes are read
+            target = module_file(path, 0, module, None, extra) if attrs[0] else None
+            if target is not None:
+                found.append((target, sorted(attrs[0])))
             continue
         target = module_file(path, level, module or None, None, extra)
-        if target is None:
-            continue
-        if target.name == "__init__.py" and words and all(
-                module_file(path, level, module or None, w, extra) not in (None, target) for w in words):
-            continue  # from pkg import submodule
-        found.append((target, words))
+        subs = []
+        for word, used in zip(words, attrs):
+            sub = module_file(path, level, module or None, word, extra)
+            if sub is not None and sub != target:
+                subs.append((sub, used))
+        if target is not None and not (target.name == "__init__.py" and words and len(subs) == len(words)):
+            found.append((target, words))
+        found.extend((sub, sorted(used)) for sub, used in subs if used)  # from pkg import nets: nets.f
     return found
 
 
@@ -357,6 +384,13 @@ def _target(ctx: "Model", binding: Binding, kinds: tuple[str, ...]) -> tuple["Mo
     importer = _importer(ctx)
     if importer is None or name is None:
         return None
+    return _bound_in(ctx, importer, level, module, name, kinds)
+
+
+def _bound_in(ctx: "Model", importer: Path, level: int, module: str | None, name: str,
+              kinds: tuple[str, ...]) -> tuple["Model", str] | None:
+    """The module ``from {level}{module} import {name}`` takes ``name`` from (through a
+    package's re-exports), loaded, when it binds the name once, to one of ``kinds``."""
     extra = extra_roots(ctx.settings)
     for _ in range(MAX_REEXPORTS + 1):  # through re-exports: a package's ``from .model import f``
         file = module_file(importer, level, module, None, extra)
@@ -369,6 +403,29 @@ def _target(ctx: "Model", binding: Binding, kinds: tuple[str, ...]) -> tuple["Mo
         return None
     other = load(file, ctx)
     return (other, name) if other is not None and other is not ctx else None
+
+
+def _attribute_target(ctx: "Model", func: cst.Attribute, scope: Scope,
+                      kinds: tuple[str, ...]) -> tuple["Model", str] | None:
+    """``m.f`` (``m.sub.f``) where ``m`` is a project module imported whole (``import
+    models.gan as m``, ``from . import model as m``, ``from pkg import nets``, ``import
+    pkg.nets``): the module binding ``f``, as for ``from M import f``."""
+    path: list[str] = []
+    root: cst.BaseExpression = func.value
+    while isinstance(root, cst.Attribute):
+        path.insert(0, root.attr.value)
+        root = root.value
+    if not isinstance(root, cst.Name) or len(path) > MAX_DEPTH:
+        return None
+    found = ctx.index.lookup(root.value, scope)
+    if found is None or len(found[0]) != 1 or found[0][0].source is None:
+        return None
+    level, module, name = found[0][0].source
+    parts = (module.split(".") if module else []) + ([name] if name else []) + path
+    importer = _importer(ctx)
+    if importer is None or not parts or (level == 0 and parts[0] in _SKIP_ROOTS):
+        return None
+    return _bound_in(ctx, importer, level, ".".join(parts), func.attr.value, kinds)
 
 
 def _module_binding(other: "Model", name: str) -> Binding | None:
@@ -391,13 +448,17 @@ def imported(ctx: "Model", binding: Binding) -> tuple["Model", cst.BaseExpressio
 
 
 def definition(ctx: "Model", func: cst.BaseExpression, scope: Scope) -> tuple["Model", cst.CSTNode] | None:
-    """The ``def``/``class`` a name imported from a project module is, and its module."""
-    if not isinstance(func, cst.Name):
+    """The ``def``/``class`` a name imported from a project module is (``f`` of ``from M
+    import f``, or ``m.f`` of a module ``m`` imported whole), and its module."""
+    if isinstance(func, cst.Attribute):
+        target = _attribute_target(ctx, func, scope, ("def", "class"))
+    elif isinstance(func, cst.Name):
+        found = ctx.index.lookup(func.value, scope)
+        if found is None or len(found[0]) != 1:
+            return None
+        target = _target(ctx, found[0][0], ("def", "class"))
+    else:
         return None
-    found = ctx.index.lookup(func.value, scope)
-    if found is None or len(found[0]) != 1:
-        return None
-    target = _target(ctx, found[0][0], ("def", "class"))
     if target is None:
         return None
     other, name = target

@@ -84,6 +84,7 @@ MEAN = "mean"
 NORM = "norm"
 REDUCE_MAX = "reduce_max"  # torch.max(x, dim): also torch.max(a, b), whose b binds as axis
 REDUCE_MIN = "reduce_min"
+PROD = "prod"  # a product over an axis (prod, reduce_prod); also cumprod: its running products
 # --- random ----------------------------------------------------------------------------
 RANDOM_UNIFORM = "random_uniform"  # [lo, hi), by default [0, 1)
 # x with each element set to exactly 0 with probability rate (the rest scaled by 1 / (1 - rate))

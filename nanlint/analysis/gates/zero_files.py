@@ -156,6 +156,7 @@ class Bindings:
         # names imported from a module (``from .x import f``): (level, module, name there)
         self.imported: dict[str, tuple[int, str | None, str]] = {}
         self.modules: set[str] = set()  # names ``import`` binds (``np`` of ``import numpy as np``)
+        self.whole: dict[str, str] = {}  # those names -> the module they read attributes of (``m`` -> ``pkg.m``)
         stack: list[tuple[str, ast.stmt]] = [("", s) for s in f.tree.body]
         flows, bind = self.flows, self._bind
         while stack:
@@ -203,6 +204,7 @@ class Bindings:
                             stack.append((owner, h))
             elif k is ast.Import:
                 self.modules.update((a.asname or a.name).split(".")[0] for a in n.names)
+                self.whole.update((a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2 for a in n.names)
             elif k is ast.ImportFrom:
                 for a in n.names:
                     if a.name != "*":

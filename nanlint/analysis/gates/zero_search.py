@@ -35,6 +35,7 @@ class Vocabulary:
     divide: frozenset[str]  # torch.div(a, b): a / b
     layout: frozenset[str]  # reshape, cat, gather, casts: the value passes through
     affine: frozenset[str]  # matmul, Dense: a logit; NAN107's source with ``affine_source``
+    prod: frozenset[str] = frozenset()  # prod, reduce_prod, cumprod: a product over an axis (of probabilities)
     affine_source: bool = False  # an affine output is a source (a log of it is negative)
     products: bool = False  # a product with a source is one
 
@@ -242,6 +243,8 @@ class Search:
             return False
         if name in v.affine:
             return v.affine_source
+        if name in v.prod:
+            return True  # a product over an axis: of probabilities it underflows (zeros._unit_factors)
         if name in v.reductions:  # the reduced value: the first argument, or the receiver
             for a in [*n.args[:1], *(k.value for k in n.keywords if k.arg in ("input", "x", "input_tensor")), receiver]:
                 self._push(a, MASK)
@@ -257,6 +260,8 @@ class Search:
             return False
         if name in self.b.imported:
             return self._elsewhere(name, ZERO, called=True)  # display-only findings, pointing there
+        if receiver is not None and self._module_attribute(func, ZERO):  # m.f(x), m a project module
+            return True
         self._returns(name, ZERO)
         self._follow("attr" if receiver is not None else "name", name, OBJECT, params=False)
         return False
@@ -268,6 +273,27 @@ class Search:
             return False
         level, module, original = self.b.imported[name]
         return module_value(self.path, level, module, original, mode, called, self.v, self.extra, self.depth, 0)
+
+    def _module_attribute(self, func: ast.Attribute, mode: str) -> bool:
+        """The answer for ``m.f(x)`` (``m.sub.f(x)``) where ``m`` is a module imported whole
+        (``import pkg.m as m``, ``from . import m``), found in the project module, as the
+        value flow follows it (``modules.definition``)."""
+        path: list[str] = []
+        root = func.value
+        while type(root) is ast.Attribute:
+            path.insert(0, root.attr)  # type: ignore[attr-defined]
+            root = root.value  # type: ignore[attr-defined]
+        if type(root) is not ast.Name or self.path is None or self.depth <= 0:
+            return False
+        if root.id in self.b.imported:  # type: ignore[attr-defined]
+            level, module, original = self.b.imported[root.id]  # type: ignore[attr-defined]
+            parts = (module.split(".") if module else []) + [original] + path
+        elif root.id in self.b.whole:  # type: ignore[attr-defined]
+            level, parts = 0, self.b.whole[root.id].split(".") + path  # type: ignore[attr-defined]
+        else:
+            return False
+        return module_value(self.path, level, ".".join(parts), func.attr, mode, True, self.v, self.extra,
+                            self.depth, 0)
 
     def _zeroish(self, a: ast.AST) -> bool:
         """A clip bound that may be 0: the literal, or a name some binding of which is."""
@@ -349,6 +375,8 @@ class Search:
                     self._push(a, INDEFINITE, False)
             elif name in self.b.imported:
                 return self._elsewhere(name, INDEFINITE, called=True)
+            elif receiver is not None and self._module_attribute(n.func, INDEFINITE):
+                return True
             elif name is not None:
                 self._returns(name, INDEFINITE)
         return False
@@ -412,6 +440,8 @@ class Search:
                 return True
             if name in self.b.imported:
                 return self._elsewhere(name, LOGIT, called=True)
+            if receiver is not None and self._module_attribute(n.func, LOGIT):
+                return True
             if name in self.v.layout:
                 for a in [*n.args, receiver]:
                     self._push(a, LOGIT)

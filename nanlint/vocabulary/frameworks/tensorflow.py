@@ -64,6 +64,9 @@ tf("math.reduce_logsumexp reduce_logsumexp", fn(o.LOGSUMEXP, "input_tensor:x axi
                                                  kwonly="reduction_indices:axis keep_dims:keepdims"))
 tf("math.reduce_sum reduce_sum", fn(o.SUM, "input_tensor:x axis keepdims name",
                                     kwonly="reduction_indices:axis keep_dims:keepdims"))
+tf("math.reduce_prod reduce_prod", fn(o.PROD, "input_tensor:x axis keepdims name",
+                                      kwonly="reduction_indices:axis keep_dims:keepdims"))
+tf("math.cumprod cumprod", fn(o.PROD, "x axis exclusive reverse name"))
 tf("math.reduce_mean reduce_mean", fn(o.MEAN, "input_tensor:x axis keepdims name",
                                       kwonly="reduction_indices:axis keep_dims:keepdims"))
 tf("math.reduce_max reduce_max", fn(o.REDUCE_MAX, "input_tensor:x axis keepdims name",
@@ -140,6 +143,7 @@ keras_backend("softplus", fn(o.SOFTPLUS))
 keras_backend("logsumexp", fn(o.LOGSUMEXP, "x axis keepdims"))
 keras_backend("sum", fn(o.SUM, "x axis keepdims"))
 keras_backend("mean", fn(o.MEAN, "x axis keepdims"))
+keras_backend("prod", fn(o.PROD, "x axis keepdims"))
 keras_backend("switch", fn(o.WHERE, "condition:cond then_expression:x else_expression:y"))
 keras_backend("categorical_crossentropy",
               fn(o.CROSS_ENTROPY, "target:labels output:x from_logits axis"))

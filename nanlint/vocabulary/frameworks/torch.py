@@ -84,6 +84,9 @@ torch("sum", fn(o.SUM, "input:x dim:axis keepdim:keepdims", kwonly="dtype"),
       method="dim:axis keepdim:keepdims")
 torch("mean", fn(o.MEAN, "input:x dim:axis keepdim:keepdims", kwonly="dtype"),
       method="dim:axis keepdim:keepdims")
+torch("prod", fn(o.PROD, "input:x dim:axis keepdim:keepdims", kwonly="dtype"),
+      method="dim:axis keepdim:keepdims")
+torch("cumprod", fn(o.PROD, "input:x dim:axis", kwonly="dtype out"), method="dim:axis")
 # torch.max(a, b) is the elementwise maximum: there b binds as axis.
 torch("max amax", fn(o.REDUCE_MAX, "input:x dim:axis keepdim:keepdims"), method="dim:axis keepdim:keepdims")
 torch("min amin", fn(o.REDUCE_MIN, "input:x dim:axis keepdim:keepdims"), method="dim:axis keepdim:keepdims")
