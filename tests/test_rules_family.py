@@ -3,7 +3,12 @@ masks through names."""
 
 import pytest
 
-from conftest import codes
+import conftest
+
+
+def codes(source, select=None):
+    """On any evidence: the family's shapes are what is tested here, not the tiers."""
+    return conftest.codes(source, select, may=True)
 
 
 @pytest.mark.parametrize("src", [
@@ -32,20 +37,18 @@ def test_masked_mean_silent(src):
 
 # --- NAN301: exponents matching up to a clip, denominators through tile/reshape ---------------
 def test_manual_softmax_clipped_on_one_side():
-    from conftest import fix, lint
     src = ("import tensorflow as tf\ndef f(x):\n    return tf.exp(tf.clip_by_value(x, -87.0, 87.0)) / "
            "tf.reduce_sum(tf.exp(x), axis=-1, keepdims=True)\n")
-    [finding] = lint(src, select=["NAN301"])
+    [finding] = conftest.lint(src, select=["NAN301"], may=True)
     assert "clipped on one side" in finding.message
     assert finding.fix_applicability == "unsafe"
-    assert "tf.nn.softmax(tf.clip_by_value(x, -87.0, 87.0), axis=-1)" in fix(src, select=["NAN301"])
+    assert "tf.nn.softmax(tf.clip_by_value(x, -87.0, 87.0), axis=-1)" in conftest.fix(src, select=["NAN301"], may=True)
 
 
 def test_manual_softmax_with_tiled_sum_is_display_only():
-    from conftest import lint
     src = ("import tensorflow as tf\ndef f(x):\n    e = tf.exp(x)\n    s = tf.reduce_sum(e, axis=1)\n"
            "    return e / tf.tile(tf.reshape(s, [-1, 1]), [1, 10])\n")
-    [finding] = lint(src, select=["NAN301"])
+    [finding] = conftest.lint(src, select=["NAN301"], may=True)
     assert finding.fix_applicability == "display-only"
 
 

@@ -5,7 +5,20 @@ and the project target versions they read (nanlint.semantic.project_versions).""
 import textwrap
 
 import pytest
-from conftest import codes, fix, lint
+import conftest
+
+
+def codes(source, select=None):
+    """What is flagged on any evidence (the tiers of NAN301/NAN401: tests/test_value_facts.py)."""
+    return conftest.codes(source, select, may=True)
+
+
+def lint(source, select=None, unsafe=True):
+    return conftest.lint(source, select, unsafe, may=True)
+
+
+def fix(source, unsafe=True, select=None):
+    return conftest.fix(source, unsafe, select, may=True)
 
 from nanlint.semantic import project_versions as pv
 from nanlint.lint.engine import Linter

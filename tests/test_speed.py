@@ -149,7 +149,8 @@ def corpus(tmp_path_factory):
 
 @pytest.mark.parametrize("selection", sorted(SELECTIONS))
 def test_prefilter_never_hides_a_finding(corpus, selection):
-    linter = Linter([r for r in all_rules() if SELECTIONS[selection](r)], {"frameworks": {}})
+    # the may tier too: the filter must not hide a finding on weak evidence either
+    linter = Linter([r for r in all_rules() if SELECTIONS[selection](r)], {"frameworks": {}, "may": True})
     plain = runner.run(corpus, lambda p: linter, False, False, False, jobs=1, prefilter=False)
     stats = runner.Stats()
     filtered = runner.run(corpus, lambda p: linter, False, False, False, jobs=1, prefilter=True, stats=stats)
@@ -361,7 +362,7 @@ def test_cache_writes_are_atomic(tmp_path, monkeypatch):
     monkeypatch.setattr(cache_mod.os, "replace", lambda a, b: (replaced.append((a, b)), real(a, b)))
     cache.put("ab" * 20, [])
     assert len(replaced) == 1 and Path(replaced[0][1]).name == "ab" * 20 + ".json"
-    assert cache.get("ab" * 20) == []
+    assert cache.get("ab" * 20) == ([], 0)  # no finding, none hidden
     assert not [p for p in (tmp_path / "c").rglob(".tmp-*")]
 
 

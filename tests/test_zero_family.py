@@ -9,7 +9,8 @@ from conftest import lint
 
 
 def codes(src, code):
-    return [f.code for f in lint(src, select=[code])]
+    """On any evidence: the family's shapes are what is tested here, not the tiers."""
+    return [f.code for f in lint(src, select=[code], may=True)]
 
 
 @pytest.mark.parametrize("src,expected", [
