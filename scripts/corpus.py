@@ -226,7 +226,7 @@ def save_verdicts(data: dict, path: Path = VERDICTS, about: str | None = None) -
 
 
 ABOUT = CORPORA["frameworks"].about
-FIELDS = ("package", "path", "code", "expr", "n", "line", "verdict", "class", "gradient", "reason")
+FIELDS = ("package", "path", "code", "expr", "n", "line", "may", "verdict", "class", "gradient", "reason")
 GRADIENT_VALUES = ("reaches", "none", "unknown")
 
 

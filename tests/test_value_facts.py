@@ -223,3 +223,29 @@ def test_ranges_through_plus_c_abs_and_where_built_abs():
         out = _run(RANGES, name, x).sum()
         (grad,) = torch.autograd.grad(out, x)
         assert torch.isfinite(out) and torch.isfinite(grad).all()
+
+
+# --- NAN401: a mask of the labels vs a selection of the model's outputs --------------------------
+LABEL_MASK = """
+import torch
+
+def event_accuracy(correct, labels, no_event_label):
+    events = (labels != no_event_label).float()
+    return (correct * events).sum() / events.sum()
+
+def precision(inputs, probs):
+    predicted = (probs >= 0.5).float()
+    return (inputs * predicted).sum() / predicted.sum()
+"""
+
+
+def test_a_mask_of_the_labels_is_the_may_tier_a_selection_of_outputs_is_strong():
+    strong, weak = _codes(LABEL_MASK, "NAN401"), _codes(LABEL_MASK, "NAN401", may=True)
+    assert len(strong) == 1 and "`predicted`" in strong[0]
+    assert len(weak) == 2 and any("a mask of what the labels hold" in m for m in weak)
+    # the strong one is NaN on the model's first steps (no probability past 0.5); the label
+    # mask of a batch of real data holds its class
+    nan = _run(LABEL_MASK, "precision", torch.ones(4), torch.full((4,), 0.2))
+    assert torch.isnan(nan)
+    ok = _run(LABEL_MASK, "event_accuracy", torch.ones(4), torch.tensor([0, 3, 0, 2]), 0)
+    assert torch.isfinite(ok)

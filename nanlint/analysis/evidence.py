@@ -131,6 +131,29 @@ def weak_mask(ctx: FileContext, expr: cst.BaseExpression, scope: Scope, _depth: 
 
 
 _ELSEWHERE = frozenset({CALL, MODEL, MODULE})
+LABEL_NAME = re.compile(r"label|target|gold|truth|y_true|ground", re.IGNORECASE)
+
+
+def data_mask(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> str | None:
+    """Why the 0/1 mask ``expr`` marks what the data holds, or None: every comparison that
+    builds it tests labels or targets against a constant (``labels != no_event_label``,
+    ``targets > 0``).  A batch of real data holds such positions (a melody holds events, as a
+    padded batch holds tokens); a selection of the model's outputs (``probs >= 0.5``) can be
+    empty at any step."""
+    tests = []
+    for r in ctx.values(expr, scope, shape=True):
+        owner = r.ctx or ctx
+        e = owner.condition(r.expr, r.scope)
+        if not isinstance(e, cst.Comparison):
+            return None
+        tests.append((owner, e))
+    if not tests:
+        return None
+    for owner, e in tests:
+        names = [n.value for n in _names_in(e)]
+        if not names or not all(LABEL_NAME.search(n) for n in names):
+            return None
+    return "a mask of what the labels hold (labels compared with a constant): a batch of real data holds it"
 PADDING_NAME = re.compile(r"pad|length|lens(?![a-z])|token|attention", re.IGNORECASE)
 _PADDING_WHY = "a padding or token mask (from lengths, pad ids, attention): each example holds an element"
 

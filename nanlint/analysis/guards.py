@@ -181,8 +181,9 @@ def nonnegative(ctx: FileContext, expr: cst.BaseExpression, scope: Scope, _depth
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Power):
         p = constant(ctx, expr.right, scope)
         return p is not None and p == int(p) and int(p) % 2 == 0
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Multiply, cst.Divide)):
-        return nonnegative(ctx, expr.left, scope, _depth + 1) and nonnegative(ctx, expr.right, scope, _depth + 1)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Multiply, cst.Divide)) \
+            and nonnegative(ctx, expr.left, scope, _depth + 1) and nonnegative(ctx, expr.right, scope, _depth + 1):
+        return True  # else, as before: a guard (``x + eps``) keeps it positive
     call = ctx.op_call(expr, scope)
     if call is not None:
         if call.op in NONNEGATIVE_OPS:

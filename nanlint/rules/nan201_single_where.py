@@ -11,6 +11,7 @@ from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.context import OpCall
 from nanlint.rules.context import RuleContext
+from nanlint.analysis.evidence import excludes_zero
 from nanlint.analysis.facts import gradient_free
 from nanlint.analysis.guards import constant, guarded, nonnegative
 from nanlint.semantic.resolve import Scope
@@ -260,7 +261,8 @@ class SingleWhere(Rule):
                 resolved = ctx.resolve(branch, call.scope)
                 sites = [(what, inp) for what, inp in singular_sites(ctx, resolved.expr, resolved.scope)
                          if key(ctx, inp) in keys and self.masked_somewhere(ctx, call, cond, role, what, inp)
-                         and not kept_off_zero(ctx, inp, resolved.scope)]
+                         and not kept_off_zero(ctx, inp, resolved.scope)
+                         and not excludes_zero(ctx, call.node, inp, resolved.scope)]  # if beta == 0: ... else
                 if not sites or gradient_free(ctx, resolved.expr, resolved.scope):
                     continue  # guarded already, or a branch of counts and constants: no gradient
                 what = sites[0][0]

@@ -13,7 +13,7 @@ from nanlint.analysis.gates.sites import SLASH
 from nanlint.rules._masked import _text, mean_mask
 from nanlint.rules._zero_divisions import DivisionSinks
 from nanlint.analysis import zeros
-from nanlint.analysis.evidence import excludes_zero, weak_mask
+from nanlint.analysis.evidence import data_mask, excludes_zero, weak_mask
 from nanlint.analysis.guards import guarded
 from nanlint.semantic.reach import origin_note
 
@@ -47,7 +47,7 @@ class MaskedMean(Rule):
                     "empty; ")
             zero = zeros.reaches_zero(ctx, div.den, div.scope, kinds=(zeros.COUNT,))
             fix = self.make_fix(ctx, div, total)
-            if zero is not None and zero.strong:
+            if zero is not None and zero.strong and data_mask(ctx, mask, div.scope) is None:
                 where = origin_note(zero.value.ctx or ctx, zero.value)
                 built = ctx.resolve(mask, div.scope).expr
                 named = f"`{_short(ctx, mask)}`" + (f" = `{_short(ctx, built)}`" if built is not mask else "")
@@ -55,6 +55,7 @@ class MaskedMean(Rule):
                            "which nothing keeps from matching nothing in a batch; guard the division", fix)
                 continue
             why = zero.weak if zero is not None else None
+            why = why if zero is None or not zero.strong else data_mask(ctx, mask, div.scope)
             why = why or weak_mask(ctx, mask, div.scope) or \
                 "a weight or mask the code does not show can be all 0 (a given mask keeps an element per example)"
             ctx.report(div.node, head + f"weak evidence: {why}; guard the division if it can", fix, may=True)

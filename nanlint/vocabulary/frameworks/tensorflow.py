@@ -99,6 +99,8 @@ tf("boolean_mask", fn(o.SHAPE, "tensor:x mask axis name"))
 tf("concat", fn(o.SHAPE, "values:x axis name"))
 tf("stack", fn(o.SHAPE, "values:x axis name"))
 tf("cast dtypes.cast", fn(o.SHAPE, "x dtype:dtype name"))
+# TF1's casts by name (tf.to_float(mask), removed in TF2 but everywhere in TF1-era training code)
+tf("to_float to_double to_int32 to_int64 to_bfloat16", fn(o.SHAPE, "x name"))
 tf("identity", fn(o.SHAPE, "input:x name"))
 tf("Print", fn(o.SHAPE, "input_:x data message first_n summarize name"))  # TF1: returns its input
 tf("debugging.check_numerics check_numerics", fn(o.SHAPE, "tensor:x message name"))
