@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 import libcst as cst
 
@@ -59,8 +60,13 @@ _DEPTH = 8  # names followed forward from a value
 
 @dataclass(frozen=True)
 class _Region:
-    node: cst.CSTNode  # a FunctionDef, or a With block
-    how: str  # "in `Net.forward`, a torch module's forward pass"
+    node: cst.CSTNode  # a FunctionDef, a With block or a Lambda
+    describe: Callable[[], str]  # "in `Net.forward`, a forward pass...": words built when asked
+    # (a line number needs the positions of the whole module: only a finding pays for them)
+
+    @property
+    def how(self) -> str:
+        return self.describe()
 
 
 def gradient_reaches(ctx: FileContext, node: cst.CSTNode) -> str | None:
@@ -93,41 +99,45 @@ def _regions(ctx: FileContext) -> dict[int, _Region]:
         cls = scope.parent if scope.parent is not None and scope.parent.kind == "class" else None
         kind = FORWARD_METHODS.get(fdef.name.value)
         if cls is not None and kind is not None and _module_class(ctx, cls):
-            found[id(fdef)] = _Region(fdef, f"in `{cls.node.name.value}.{fdef.name.value}`, "  # type: ignore[attr-defined]
-                                            "a forward pass autodiff runs through in training")
+            found[id(fdef)] = _Region(fdef, lambda c=cls.node.name.value, f=fdef.name.value:  # type: ignore[attr-defined]
+                                      f"in `{c}.{f}`, a forward pass autodiff runs through in training")
         for d in fdef.decorators:
             target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
             if index.qualname(target, scope.parent or scope) in GRAD_TRANSFORMS:
-                found[id(fdef)] = _Region(fdef, f"in `{fdef.name.value}`, differentiated by its decorator")
+                found[id(fdef)] = _Region(fdef, lambda f=fdef.name.value: f"in `{f}`, differentiated by its decorator")
     for call, scope in index.calls:
         qual = index.qualname(call.func, scope)
-        line = ctx.line_of(call)
+        line = _line_of(ctx, call)
         if qual in GRAD_TRANSFORMS and call.args:
-            _mark(ctx, found, call.args[0].value, scope, f"passed to `{qual}` on line {line}")
+            _mark(ctx, found, call.args[0].value, scope, lambda q=qual, n=line: f"passed to `{q}` on line {n()}")
         elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "minimize" and call.args \
                 and isinstance(call.args[0].value, (cst.Name, cst.Lambda)):
-            _mark(ctx, found, call.args[0].value, scope, f"minimized on line {line}")
+            _mark(ctx, found, call.args[0].value, scope, lambda n=line: f"minimized on line {n()}")
         elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "compile":
             for arg in call.args:
                 if arg.keyword is not None and arg.keyword.value == "loss":
                     values = [e.value for e in arg.value.elements] \
                         if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg.value]
                     for v in values:
-                        _mark(ctx, found, v, scope, f"compiled as the model's loss on line {line}")
+                        _mark(ctx, found, v, scope, lambda n=line: f"compiled as the model's loss on line {n()}")
     for node in _tape_blocks(ctx):
-        found[id(node)] = _Region(node, f"under the GradientTape on line {ctx.line_of(node)}")
+        found[id(node)] = _Region(node, lambda n=_line_of(ctx, node): f"under the GradientTape on line {n()}")
     _close_over_calls(ctx, found)
     return found
 
 
-def _mark(ctx: FileContext, found: dict, value: cst.BaseExpression, scope: Scope, how: str) -> None:
+def _line_of(ctx: FileContext, node: cst.CSTNode) -> Callable[[], int]:
+    return lambda: ctx.line_of(node)
+
+
+def _mark(ctx: FileContext, found: dict, value: cst.BaseExpression, scope: Scope, how: Callable[[], str]) -> None:
     if isinstance(value, cst.Lambda):
-        found.setdefault(id(value), _Region(value, f"in a lambda {how}"))
+        found.setdefault(id(value), _Region(value, lambda: f"in a lambda {how()}"))
         return
     got = ctx.index.function(value, scope)
     if got is not None:
         fdef = got[0].node
-        found.setdefault(id(fdef), _Region(fdef, f"in `{fdef.name.value}`, {how}"))  # type: ignore[attr-defined]
+        found.setdefault(id(fdef), _Region(fdef, lambda f=fdef.name.value: f"in `{f}`, {how()}"))  # type: ignore[attr-defined]
 
 
 def _module_class(ctx: FileContext, cls: Scope) -> bool:
@@ -179,7 +189,8 @@ def _close_over_calls(ctx: FileContext, found: dict[int, _Region]) -> None:
                 continue
             fdef = got[0].node
             name = fdef.name.value  # type: ignore[attr-defined]
-            found[id(fdef)] = _Region(fdef, f"in `{name}`, called on line {ctx.line_of(call)} {region.how}")
+            found[id(fdef)] = _Region(fdef, lambda f=name, n=_line_of(ctx, call), r=region:
+                                      f"in `{f}`, called on line {n()} {r.how}")
             grew = True
 
 
@@ -240,7 +251,6 @@ def _flows_to_sink(ctx: FileContext, node: cst.CSTNode, depth: int, seen: set[in
 
 def _through_target(ctx: FileContext, target: cst.BaseExpression, stmt: cst.CSTNode, depth: int,
                     seen: set[int]) -> str | None:
-    line = ctx.line_of(stmt)
     text = dotted(target)
     if text is None:
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -250,12 +260,12 @@ def _through_target(ctx: FileContext, target: cst.BaseExpression, stmt: cst.CSTN
                     return got
         return None
     if LOSS_NAME.search(text.rsplit(".", 1)[-1]):
-        return f"through `{text}` (line {line}), a loss"
+        return f"through `{text}` (line {ctx.line_of(stmt)}), a loss"
     for use in _uses(ctx, target, stmt):
         got = _flows_to_sink(ctx, use, depth - 1, seen)
         if got is not None:
             rest = got[len("through "):] if got.startswith("through ") else got
-            return f"through `{text}` (line {line}), {rest}"
+            return f"through `{text}` (line {ctx.line_of(stmt)}), {rest}"
     return None
 
 
@@ -305,7 +315,7 @@ def _sink(ctx: FileContext, call: cst.Call, arg: cst.Arg) -> str | None:
     """The words for ``call`` when it differentiates its argument ``arg``."""
     func = call.func
     first = call.args[0] is arg if call.args else False
-    line = ctx.line_of(call)
+    line = _Lazy(lambda: ctx.line_of(call))
     if isinstance(func, cst.Attribute) and func.attr.value in SINK_METHODS and first and arg.keyword is None:
         if func.attr.value == "gradient" and len(call.args) < 2:
             return None  # tape.gradient(target, sources)
@@ -318,6 +328,16 @@ def _sink(ctx: FileContext, call: cst.Call, arg: cst.Arg) -> str | None:
     if qual in SINK_FUNCTIONS and first:
         return f"differentiated by `{qual}` on line {line}"
     return None
+
+
+class _Lazy:
+    """A line number computed when it is formatted (``f"on line {line}"``), not before."""
+
+    def __init__(self, compute: Callable[[], int]) -> None:
+        self.compute = compute
+
+    def __format__(self, spec: str) -> str:
+        return format(self.compute(), spec)
 
 
 def _appends(call: cst.Call) -> bool:

@@ -200,18 +200,31 @@ def returns_early(ctx: FileContext, node: cst.CSTNode, expr: cst.BaseExpression,
     fdef = scope.node
     if not isinstance(fdef, cst.FunctionDef) or not isinstance(fdef.body, cst.IndentedBlock):
         return False
-    line = ctx.line_of(node)
+    at = _statement_index(ctx, node, fdef.body)  # the order of statements, not their lines:
+    if at is None:                                # lines need the positions of the whole module
+        return False
     exiting = ctx.memo("evidence.exiting_ifs", dict)
     ifs = exiting.get(id(fdef))
-    if ifs is None:  # the function's ``if ...: return/raise`` and their lines, once per function
-        ifs = exiting[id(fdef)] = [(ctx.line_of(s), s) for s in fdef.body.body
+    if ifs is None:  # the function's ``if ...: return/raise`` and their places, once per function
+        ifs = exiting[id(fdef)] = [(i, s) for i, s in enumerate(fdef.body.body)
                                    if isinstance(s, cst.If) and _exits(s.body)]
-    for stmt_line, stmt in ifs:
-        if stmt_line >= line:
+    for index, stmt in ifs:
+        if index >= at:
             return False
         if _zero_test(ctx, stmt.test, expr, scope):
             return True
     return False
+
+
+def _statement_index(ctx: FileContext, node: cst.CSTNode, block: cst.IndentedBlock) -> int | None:
+    """The index in ``block`` of the statement that holds ``node``."""
+    n: cst.CSTNode | None = node
+    while n is not None:
+        parent = ctx.parent(n)
+        if parent is block:
+            return next(i for i, s in enumerate(block.body) if s is n)
+        n = parent
+    return None
 
 
 def excludes_zero(ctx: FileContext, node: cst.CSTNode, expr: cst.BaseExpression, scope: Scope) -> bool:

@@ -41,6 +41,7 @@ class Linter:
         self.rules = list(rules)
         self.settings = settings or {}
         self.check_parse = any(r.code == PARSE_ERROR[0] for r in self.rules)
+        self.judges_noqa = any(r.judges_noqa for r in self.rules)
         self.sites = SiteFilter([r for r in self.rules if r.code != PARSE_ERROR[0]], self.settings)
 
     def cannot_report(self, checked: Checked, path: str | None = None) -> bool:
@@ -52,7 +53,7 @@ class Linter:
 
     # --- one pass ---------------------------------------------------------------
     def run_rules(self, module: cst.Module, text: str, path: str,
-                  rows: Sequence[int] | None = None) -> tuple[RuleContext, list[RawFinding]]:
+                  rows: Sequence[int] | None = None) -> tuple[RuleContext, list[RawFinding], int]:
         """``rows``: a reduced large file's map from its lines to the file's (for messages)."""
         ctx = RuleContext(module, path, self.settings, self.rules, rows)
         crashes = ctx.crashes
@@ -69,17 +70,23 @@ class Linter:
                 del ctx.findings[before:]
                 crashes.append(f"{rule.code} crashed ({_one_line(exc)})")
         ctx.rule = None
-        raw = self._drop_superseded(ctx, ctx.findings)
-        return ctx, noqa_mod.apply(ctx, raw, self.rules, text)
+        raw, hidden = ctx.findings, 0
+        if not self.settings.get("may") and not self.judges_noqa:
+            # not shown and no directive to judge: dropped before noqa, which would compute
+            # the positions of the whole module for them
+            raw = [f for f in ctx.findings if not f.may]
+            hidden = len(ctx.findings) - len(raw)
+        raw = self._drop_superseded(ctx, raw)
+        return ctx, noqa_mod.apply(ctx, raw, self.rules, text), hidden
 
-    def shown(self, raw: list[RawFinding]) -> tuple[list[RawFinding], int]:
+    def shown(self, raw: list[RawFinding], hidden: int) -> tuple[list[RawFinding], int]:
         """The findings this run shows (and fixes), and how many on weak evidence it does not:
-        the may tier is shown only when asked for.  Applied after noqa, so a directive that
-        silences a may-tier finding is used in every run."""
+        the may tier is shown only when asked for.  With NAN002 on, the may tier went through
+        noqa too, so a directive that silences a may-tier finding is used in every run."""
         if self.settings.get("may"):
-            return raw, 0
+            return raw, hidden
         out = [f for f in raw if not f.may]
-        return out, len(raw) - len(out)
+        return out, hidden + len(raw) - len(out)
 
     @staticmethod
     def _drop_superseded(ctx: RuleContext, raw: list[RawFinding]) -> list[RawFinding]:
@@ -154,9 +161,9 @@ class Linter:
                 result.findings.append(Finding(*PARSE_ERROR, message, path, pos, pos))
             return result
         try:
-            ctx, raw = self.run_rules(module, text if text is not None else source_text(module, source), path,
-                                      reduced[1] if reduced is not None else None)
-            raw, result.hidden = self.shown(raw)
+            ctx, raw, hidden = self.run_rules(module, text if text is not None else source_text(module, source),
+                                              path, reduced[1] if reduced is not None else None)
+            raw, result.hidden = self.shown(raw, hidden)
             result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
             if reduced is not None:  # back to the file's lines; no fix on a partial tree
                 rows = reduced[1]
@@ -222,8 +229,8 @@ class Linter:
         applied_codes: dict[str, int] = {}
         text = source_text(module, source)
         for _ in range(MAX_FIX_PASSES):
-            ctx, raw = self.run_rules(module, text, path)
-            raw, hidden = self.shown(raw)  # what is not shown is not fixed
+            ctx, raw, hidden = self.run_rules(module, text, path)
+            raw, hidden = self.shown(raw, hidden)  # what is not shown is not fixed
             crashes.extend(c for c in ctx.crashes if c not in crashes)
             chosen = self._non_overlapping(ctx, [f for f in raw if f.fix is not None
                                                  and f.fix.applies_automatically
