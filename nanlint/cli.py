@@ -217,12 +217,14 @@ def check(paths, fix, unsafe_fixes, may, diff, select, extend_select, ignore, ex
     fixed = 0
     changed = 0
     hidden = 0
+    opt_in: set[str] = set()
     fixes_by_file: dict[str, dict[str, int]] = {}
     for result, original in results:
         if result.error:
             errors.append(result.error)
         findings.extend(result.findings)
         hidden += result.hidden
+        opt_in.update(result.opt_in)
         fixed += result.fixed
         if result.fixed and not diff:
             fixes_by_file[result.path] = dict(getattr(result, "fixed_codes", {}) or {"?": result.fixed})
@@ -271,6 +273,7 @@ def check(paths, fix, unsafe_fixes, may, diff, select, extend_select, ignore, ex
         run = report.Run(findings, fixed=fixed, unsafe_fixes=unsafe, fix_mode=fix, errors=errors,
                          files=len(found.files), show_fixes=show_fixes, fixes_by_file=fixes_by_file,
                          explicit_files=named_files, excluded=len(found.force_excluded), hidden=hidden,
+                         opt_in=sorted(opt_in),
                          color=output_file is None and fmt in ("text", "full") and report.use_color(stream))
         if stdin:  # the report's source lines are those read, not the file on disk
             source = results[0][0].fixed_source if to_stderr and results[0][0].fixed_source else stdin_data

@@ -60,3 +60,4 @@ class FileResult:
     skipped: bool = False  # no enabled rule's triggers are in the file: it was not parsed with libcst
     reduced: bool = False  # a large file of which only the statements that can hold a finding were parsed
     hidden: int = 0  # findings on weak evidence not shown (the may tier was not asked for)
+    opt_in: list[str] = field(default_factory=list)  # opt-in rules not run whose ops the file's text holds

@@ -274,3 +274,18 @@ def test_a_noqa_on_a_may_tier_finding_is_used_in_every_run(tmp_path):
         run = subprocess.run([sys.executable, "-m", "nanlint", "--no-cache", "--extend-select", "NAN002", *extra,
                               "m.py"], cwd=tmp_path, capture_output=True, text=True)
         assert run.returncode == 0 and "NAN002" not in run.stdout, run.stdout
+
+
+def test_the_summary_names_the_opt_in_rules_whose_ops_a_file_holds(tmp_path):
+    (tmp_path / "a.py").write_text("import torch\n\ndef angle(u, v):\n    return torch.acos((u * v).sum(-1))\n")
+    run = subprocess.run([sys.executable, "-m", "nanlint", "--no-cache", "a.py"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert run.returncode == 0
+    assert "Not run (opt-in), though their ops are in the files checked: NAN204; " \
+           "--extend-select NAN204 (or --select ALL) runs them." in run.stdout.splitlines()
+    selected = subprocess.run([sys.executable, "-m", "nanlint", "--no-cache", "--extend-select", "NAN204", "a.py"],
+                              cwd=tmp_path, capture_output=True, text=True)
+    assert "Not run" not in selected.stdout and "NAN204" in selected.stdout
+    cached = [subprocess.run([sys.executable, "-m", "nanlint", "a.py"], cwd=tmp_path, capture_output=True,
+                             text=True).stdout for _ in range(2)]
+    assert cached[0] == cached[1] == run.stdout  # the second run reads the cache: the same summary

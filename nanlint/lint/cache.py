@@ -96,31 +96,34 @@ class Cache:
     def _path(self, key: str) -> Path:
         return self._entries / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> tuple[list[dict], int] | None:
-        """The findings stored under ``key`` (dicts of Finding fields, no path) and the count
-        of those on weak evidence the run did not show, or None."""
+    def get(self, key: str) -> tuple[list[dict], int, list[str]] | None:
+        """The findings stored under ``key`` (dicts of Finding fields, no path), the count of
+        those on weak evidence the run did not show and the opt-in rules not run whose ops the
+        file holds, or None."""
         try:
             with open(self._path(key), "rb") as fh:
                 data = json.loads(fh.read())
             if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("findings"), list):
                 raise ValueError("bad entry")
-            findings, hidden = data["findings"], data.get("hidden", 0)
-            if not all(isinstance(f, dict) for f in findings) or not isinstance(hidden, int):
+            findings, hidden, opt_in = data["findings"], data.get("hidden", 0), data.get("opt_in", [])
+            if not all(isinstance(f, dict) for f in findings) or not isinstance(hidden, int) \
+                    or not all(isinstance(c, str) for c in opt_in):
                 raise ValueError("bad finding")
         except (OSError, ValueError, TypeError, UnicodeDecodeError):
             self.misses += 1
             return None
         self.hits += 1
-        return findings, hidden
+        return findings, hidden, opt_in
 
-    def put(self, key: str, findings: list[dict], hidden: int = 0) -> None:
+    def put(self, key: str, findings: list[dict], hidden: int = 0, opt_in: list[str] | None = None) -> None:
         """Store atomically; a cache that cannot be written is silently skipped."""
         path = self._path(key)
         try:
             if not self._ready:
                 self._prepare()
             path.parent.mkdir(parents=True, exist_ok=True)
-            payload = json.dumps({"key": key, "findings": findings, "hidden": hidden}, separators=(",", ":")).encode()
+            payload = json.dumps({"key": key, "findings": findings, "hidden": hidden, "opt_in": opt_in or []},
+                                 separators=(",", ":")).encode()
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
             try:
                 with os.fdopen(fd, "wb") as fh:

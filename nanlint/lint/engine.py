@@ -12,7 +12,7 @@ from nanlint.lint import noqa as noqa_mod
 from nanlint.lint import notebook
 from nanlint.source.noqa import ALL as NOQA_ALL, file_directive, matches
 from nanlint.rules.context import RawFinding, RuleContext
-from nanlint.rules.base import Rule
+from nanlint.rules.base import Rule, all_rules
 from nanlint.lint.site_filter import SiteFilter
 from nanlint.source.syntax import Checked, NestingTooDeep, parse, parse_error_message, precheck
 
@@ -42,6 +42,10 @@ class Linter:
         self.settings = settings or {}
         self.check_parse = any(r.code == PARSE_ERROR[0] for r in self.rules)
         self.judges_noqa = any(r.judges_noqa for r in self.rules)
+        # the opt-in rules not run that a text check can say apply (their ``needs``): named once
+        # in the summary; the may tier's rules are --may's, NAN002 is about directives
+        self.not_run = [r for r in all_rules() if r not in self.rules and not r.default and not r.may_tier
+                        and not r.judges_noqa and r.needs]
         self.sites = SiteFilter([r for r in self.rules if r.code != PARSE_ERROR[0]], self.settings)
 
     def cannot_report(self, checked: Checked, path: str | None = None) -> bool:
@@ -144,6 +148,7 @@ class Linter:
         checked = None
         try:
             checked = precheck(source)
+            result.opt_in = [r.code for r in self.not_run if r.wanted(checked.text)]
             if site_filter and self.cannot_report(checked, path):
                 result.skipped = True
                 return result

@@ -404,7 +404,7 @@ def _kind(path: Path) -> str:
 
 def _store(cache: "cache_mod.Cache | None", key: str | None, result: FileResult) -> None:
     if cache is not None and key is not None:
-        cache.put(key, [cache_mod.encode(f) for f in result.findings], result.hidden)
+        cache.put(key, [cache_mod.encode(f) for f in result.findings], result.hidden, result.opt_in)
 
 
 def _start_methods() -> list[str]:
@@ -419,11 +419,11 @@ def _from_cache(cache: "cache_mod.Cache", key: str, path: str, fix: bool, unsafe
     entry = cache.get(key)
     if entry is None:
         return None
-    data, hidden = entry
+    data, hidden, opt_in = entry
     try:
         findings = [cache_mod.decode(d, path, Finding, Edit) for d in data]
     except (KeyError, TypeError, ValueError):
         return None
     if fix and any(f.fixable(unsafe) for f in findings):
         return None  # fix it for real
-    return FileResult(path, findings=findings, hidden=hidden)
+    return FileResult(path, findings=findings, hidden=hidden, opt_in=opt_in)

@@ -47,6 +47,7 @@ class Run:
     explicit_files: bool = False
     excluded: int = 0  # files named but excluded (--force-exclude)
     hidden: int = 0  # findings on weak evidence not shown (the may tier was not asked for)
+    opt_in: list[str] = field(default_factory=list)  # opt-in rules not run whose ops the files hold
     _sources: dict = field(default_factory=dict, repr=False)
 
     def display_path(self, path: str) -> str:

@@ -29,6 +29,10 @@ def _notes(run: Run) -> list[str]:
     if run.hidden:
         notes.append(f"{_plural(run.hidden)} on weak evidence not shown (a hazard only if something the code "
                      "does not show holds): --may shows them.")
+    if run.opt_in:
+        codes = ",".join(run.opt_in)
+        notes.append(f"Not run (opt-in), though their ops are in the files checked: {', '.join(run.opt_in)}; "
+                     f"--extend-select {codes} (or --select ALL) runs them.")
     unsafe = sorted({f.code for f in run.findings if f.fixable(True) and not f.fixable(False)})
     if unsafe and not run.unsafe_fixes:
         notes.append("An unsafe fix can change the value on some finite inputs (an epsilon, a clamp); "
