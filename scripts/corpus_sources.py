@@ -200,18 +200,23 @@ def _unpacked(wheel: Wheel, cache: Path) -> Path:
 
 def locate_training(cache: Path | None = None, wheels=TRAINING) -> list[Package]:
     """The training corpus as unpacked in the cache; NotInstalled when it was not fetched."""
+    return _locate(wheels, _unpacked, cache, lambda w: f"{w.dist}=={w.version}", "training")
+
+
+def _locate(pinned, unpacked, cache: Path | None, named, corpus: str) -> list[Package]:
+    """The packages of a fetched corpus (wheels or sdists), as ``unpacked`` put them in the cache."""
     cache = cache or cache_dir()
     out = []
-    for w in wheels:
-        where = _unpacked(w, cache)
+    for p in pinned:
+        where = unpacked(p, cache)
         if not (where / ".complete").exists():
-            raise NotInstalled(f"{w.dist}=={w.version} is not fetched into {cache} "
-                               f"(python scripts/corpus.py --corpus training --fetch)")
-        root = where / w.package
-        for sub in w.subtrees:
+            raise NotInstalled(f"{named(p)} is not fetched into {cache} "
+                               f"(python scripts/corpus.py --corpus {corpus} --fetch)")
+        root = where / p.package
+        for sub in p.subtrees:
             if "*" not in sub and not (root / sub).exists():
                 raise NotInstalled(f"{root / sub} is missing")
-        out.append(Package(w.name, w.version, root, w.subtrees, w.exclude))
+        out.append(Package(p.name, p.version, root, p.subtrees, p.exclude))
     return out
 
 
@@ -370,19 +375,7 @@ def _unpacked_sdist(sdist: Sdist, cache: Path) -> Path:
 
 def locate_scripts(cache: Path | None = None, sdists=SCRIPTS) -> list[Package]:
     """The scripts corpus as unpacked in the cache; NotInstalled when it was not fetched."""
-    cache = cache or cache_dir()
-    out = []
-    for s in sdists:
-        where = _unpacked_sdist(s, cache)
-        if not (where / ".complete").exists():
-            raise NotInstalled(f"{s.name}=={s.version} (sdist) is not fetched into {cache} "
-                               f"(python scripts/corpus.py --corpus scripts --fetch)")
-        root = where / s.package
-        for sub in s.subtrees:
-            if "*" not in sub and not (root / sub).exists():
-                raise NotInstalled(f"{root / sub} is missing")
-        out.append(Package(s.name, s.version, root, s.subtrees, s.exclude))
-    return out
+    return _locate(sdists, _unpacked_sdist, cache, lambda s: f"{s.name}=={s.version} (sdist)", "scripts")
 
 
 def _download_sdist(s: Sdist, downloads: Path) -> None:
