@@ -209,6 +209,7 @@ def _import_lines(text: str) -> list[tuple]:
     is followed through its attributes (``m.discriminator(x)``): those attributes are the
     names taken from it."""
     out = []
+    chains = _Chains(text)
     for m in _IMPORT.finditer(text):
         dots, module, names, plain = m.groups()
         if plain is not None:
@@ -217,7 +218,7 @@ def _import_lines(text: str) -> list[tuple]:
                 if not parts or parts[0].split(".")[0] in _SKIP_ROOTS:
                     continue
                 prefix = parts[-1] if len(parts) == 3 and parts[1] == "as" else parts[0]
-                out.append((0, parts[0], None, [prefix], [_attributes(text, prefix)]))
+                out.append((0, parts[0], None, [prefix], [chains.attributes(prefix)]))
             continue
         level = len(dots or "")
         if not module and not level:
@@ -228,15 +229,33 @@ def _import_lines(text: str) -> list[tuple]:
         bound = [p[-1] for p in parts]
         skip = not level and module.split(".")[0] in _SKIP_ROOTS
         out.append((level, module, [p[0] for p in parts], bound,
-                    [frozenset() if skip else _attributes(text, b) for b in bound]))
+                    [frozenset() if skip else chains.attributes(b) for b in bound]))
     return out
 
 
-def _attributes(text: str, prefix: str) -> frozenset[str]:
-    """The attributes ``text`` reads of ``prefix`` (``m.f`` -> ``f``)."""
-    if prefix + "." not in text:
-        return frozenset()
-    return frozenset(re.findall(r"(?<![\w.])" + re.escape(prefix) + r"\.(\w+)", text))
+_CHAIN = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)+)")
+
+
+class _Chains:
+    """The dotted chains of a text (``m.f``, ``pkg.model.g``), read once and grouped by their
+    first name: what :meth:`attributes` answers for every name an import binds (a regex
+    pass per name was quadratic in a module's imports)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.by_root: dict[str, set[str]] | None = None
+
+    def attributes(self, prefix: str) -> frozenset[str]:
+        """The attributes the text reads of ``prefix`` (``m.f`` -> ``f``)."""
+        if prefix + "." not in self.text:
+            return frozenset()
+        if self.by_root is None:
+            self.by_root = {}
+            for chain in _CHAIN.findall(self.text):
+                self.by_root.setdefault(chain.split(".", 1)[0], set()).add(chain)
+        head = prefix + "."
+        return frozenset(c[len(head):].split(".", 1)[0] for c in self.by_root.get(prefix.split(".", 1)[0], ())
+                         if c.startswith(head))
 
 
 def _direct(path: Path, text: str | list, extra: tuple[str, ...], names: frozenset[str] | None = None) -> list:
