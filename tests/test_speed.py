@@ -362,7 +362,7 @@ def test_cache_writes_are_atomic(tmp_path, monkeypatch):
     monkeypatch.setattr(cache_mod.os, "replace", lambda a, b: (replaced.append((a, b)), real(a, b)))
     cache.put("ab" * 20, [])
     assert len(replaced) == 1 and Path(replaced[0][1]).name == "ab" * 20 + ".json"
-    assert cache.get("ab" * 20) == ([], 0)  # no finding, none hidden
+    assert cache.get("ab" * 20) == ([], 0, [])  # no finding, none hidden, no opt-in rule named
     assert not [p for p in (tmp_path / "c").rglob(".tmp-*")]
 
 
