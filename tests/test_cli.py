@@ -229,7 +229,8 @@ def test_json_is_ruff_compatible(run_cli, tmp_path):
     assert isinstance(data, list) and len(data) == 1
     f = data[0]
     ruff_keys = {"cell", "code", "message", "filename", "location", "end_location", "fix", "noqa_row", "url"}
-    assert ruff_keys | {"name"} == set(f)
+    assert ruff_keys | {"name", "may"} == set(f)  # ruff's keys, and nanlint's name and tier
+    assert f["may"] is False
     assert f["code"] == "NAN101" and f["name"] == "log-softmax"
     assert f["filename"] == str(tmp_path / "bad.py")
     assert f["location"] == {"row": 5, "column": 12}

@@ -289,3 +289,15 @@ def test_the_summary_names_the_opt_in_rules_whose_ops_a_file_holds(tmp_path):
     cached = [subprocess.run([sys.executable, "-m", "nanlint", "a.py"], cwd=tmp_path, capture_output=True,
                              text=True).stdout for _ in range(2)]
     assert cached[0] == cached[1] == run.stdout  # the second run reads the cache: the same summary
+
+
+def test_the_machine_formats_say_the_tier(tmp_path):
+    (tmp_path / "m.py").write_text(textwrap.dedent(WITHOUT_EVIDENCE))
+    def run(fmt):
+        out = subprocess.run([sys.executable, "-m", "nanlint", "--no-cache", "--may", "--format", fmt, "m.py"],
+                             cwd=tmp_path, capture_output=True, text=True).stdout
+        return json.loads(out)
+    [finding] = run("json")
+    assert finding["code"] == "NAN201" and finding["may"] is True
+    [result] = run("sarif")["runs"][0]["results"]
+    assert result["ruleId"] == "NAN201" and result["level"] == "warning"

@@ -33,6 +33,7 @@ def finding_dict(f: Finding) -> dict:
         "fix": fix,
         "noqa_row": f.noqa_row,
         "url": rule_url(f.code, f.name),
+        "may": f.may,  # on weak evidence (the may tier, shown with --may)
     }
 
 

@@ -59,7 +59,7 @@ def result(run: Run, f, index: dict[str, int], fingerprint: str) -> dict:
         message = f"cell {f.cell}, line {f.start[0]}, col {f.start[1]}: {message}"
     out = {
         "ruleId": f.code,
-        "level": "error",
+        "level": "warning" if f.may else "error",  # the may tier: weak evidence
         "message": {"text": message},
         "locations": [{"physicalLocation": physical}],
         "partialFingerprints": {"nanlint/v1": fingerprint},
