@@ -33,7 +33,7 @@ import libcst as cst
 
 from nanlint.semantic.context import FileContext
 from nanlint.vocabulary import ops as o
-from nanlint.semantic.navigation import enclosing, scope_at, stored, variable_names
+from nanlint.semantic.navigation import enclosing, inside, scope_at, self_attributes, stored, variable_names
 from nanlint.semantic.resolve import Scope, dotted
 
 # calls that differentiate the function they are given (qualified names)
@@ -51,8 +51,7 @@ SINK_METHODS = {"backward": "back-propagated", "minimize": "minimized", "compute
 SINK_FUNCTIONS = frozenset({"torch.autograd.grad", "torch.autograd.backward", "tensorflow.gradients",
                             "tensorflow.compat.v1.gradients", "tensorflow.compat.v2.gradients"})
 # methods autodiff runs through in training: the forward pass of a module or layer
-FORWARD_METHODS = {"forward": "Module", "call": "Layer", "__call__": "Module", "train_step": "Model",
-                   "training_step": "LightningModule", "compute_loss": "Model"}
+FORWARD_METHODS = frozenset({"forward", "call", "__call__", "train_step", "training_step", "compute_loss"})
 _MODULE_BASE = re.compile(r"(Module|Layer|Model|Loss|Network|Net)$")
 LOSS_NAME = re.compile(r"(^|_)(loss|losses|objective|elbo|nll|cross_?entropy|xent)(_|$|\d)", re.IGNORECASE)
 _DEPTH = 8  # names followed forward from a value
@@ -97,8 +96,7 @@ def _regions(ctx: FileContext) -> dict[int, _Region]:
         if scope.kind != "function" or not isinstance(fdef, cst.FunctionDef):
             continue
         cls = scope.parent if scope.parent is not None and scope.parent.kind == "class" else None
-        kind = FORWARD_METHODS.get(fdef.name.value)
-        if cls is not None and kind is not None and _module_class(ctx, cls):
+        if cls is not None and fdef.name.value in FORWARD_METHODS and _module_class(ctx, cls):
             found[id(fdef)] = _Region(fdef, lambda c=cls.node.name.value, f=fdef.name.value:  # type: ignore[attr-defined]
                                       f"in `{c}.{f}`, a forward pass autodiff runs through in training")
         for d in fdef.decorators:
@@ -107,27 +105,26 @@ def _regions(ctx: FileContext) -> dict[int, _Region]:
                 found[id(fdef)] = _Region(fdef, lambda f=fdef.name.value: f"in `{f}`, differentiated by its decorator")
     for call, scope in index.calls:
         qual = index.qualname(call.func, scope)
-        line = _line_of(ctx, call)
         if qual in GRAD_TRANSFORMS and call.args:
-            _mark(ctx, found, call.args[0].value, scope, lambda q=qual, n=line: f"passed to `{q}` on line {n()}")
+            _mark(ctx, found, call.args[0].value, scope, lambda q=qual, n=_line_of(ctx, call): f"passed to `{q}` on line {n}")
         elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "minimize" and call.args \
                 and isinstance(call.args[0].value, (cst.Name, cst.Lambda)):
-            _mark(ctx, found, call.args[0].value, scope, lambda n=line: f"minimized on line {n()}")
+            _mark(ctx, found, call.args[0].value, scope, lambda n=_line_of(ctx, call): f"minimized on line {n}")
         elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "compile":
             for arg in call.args:
                 if arg.keyword is not None and arg.keyword.value == "loss":
                     values = [e.value for e in arg.value.elements] \
                         if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg.value]
                     for v in values:
-                        _mark(ctx, found, v, scope, lambda n=line: f"compiled as the model's loss on line {n()}")
+                        _mark(ctx, found, v, scope, lambda n=_line_of(ctx, call): f"compiled as the model's loss on line {n}")
     for node in _tape_blocks(ctx):
-        found[id(node)] = _Region(node, lambda n=_line_of(ctx, node): f"under the GradientTape on line {n()}")
+        found[id(node)] = _Region(node, lambda n=_line_of(ctx, node): f"under the GradientTape on line {n}")
     _close_over_calls(ctx, found)
     return found
 
 
-def _line_of(ctx: FileContext, node: cst.CSTNode) -> Callable[[], int]:
-    return lambda: ctx.line_of(node)
+def _line_of(ctx: FileContext, node: cst.CSTNode) -> "_Lazy":
+    return _Lazy(lambda: ctx.line_of(node))
 
 
 def _mark(ctx: FileContext, found: dict, value: cst.BaseExpression, scope: Scope, how: Callable[[], str]) -> None:
@@ -190,17 +187,8 @@ def _close_over_calls(ctx: FileContext, found: dict[int, _Region]) -> None:
             fdef = got[0].node
             name = fdef.name.value  # type: ignore[attr-defined]
             found[id(fdef)] = _Region(fdef, lambda f=name, n=_line_of(ctx, call), r=region:
-                                      f"in `{f}`, called on line {n()} {r.how}")
+                                      f"in `{f}`, called on line {n} {r.how}")
             grew = True
-
-
-def _within(ctx: FileContext, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
-    n = ctx.parent(node)
-    while n is not None:
-        if n is ancestor:
-            return True
-        n = ctx.parent(n)
-    return False
 
 
 # --- forward flow into what is differentiated -------------------------------------------------------
@@ -285,9 +273,8 @@ def _uses(ctx: FileContext, target: cst.BaseExpression, stmt: cst.CSTNode) -> li
         cls = scope.enclosing_class()
         if cls is None:
             return []
-        refs = ctx.memo("differentiated.self_attributes", lambda: _self_attributes(ctx))
-        return [a for a in refs.get(target.attr.value, ()) if a is not target
-                and _within(ctx, a, cls.node) and not _is_store(ctx, a)]
+        return [a for a in self_attributes(ctx).get(target.attr.value, ()) if a is not target
+                and inside(ctx, a, cls.node) and not _is_store(ctx, a)]
     return []
 
 
@@ -315,7 +302,7 @@ def _sink(ctx: FileContext, call: cst.Call, arg: cst.Arg) -> str | None:
     """The words for ``call`` when it differentiates its argument ``arg``."""
     func = call.func
     first = call.args[0] is arg if call.args else False
-    line = _Lazy(lambda: ctx.line_of(call))
+    line = _line_of(ctx, call)
     if isinstance(func, cst.Attribute) and func.attr.value in SINK_METHODS and first and arg.keyword is None:
         if func.attr.value == "gradient" and len(call.args) < 2:
             return None  # tape.gradient(target, sources)
@@ -343,17 +330,6 @@ class _Lazy:
 def _appends(call: cst.Call) -> bool:
     return isinstance(call.func, cst.Attribute) and call.func.attr.value in ("append", "extend", "add") \
         and isinstance(call.func.value, (cst.Name, cst.Attribute))
-
-
-def _self_attributes(ctx: FileContext) -> dict[str, list[cst.Attribute]]:
-    out: dict[str, list[cst.Attribute]] = {}
-    stack: list[cst.CSTNode] = [ctx.module]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == "self":
-            out.setdefault(n.attr.value, []).append(n)
-        stack.extend(n.children)
-    return out
 
 
 def _is_store(ctx: FileContext, attr: cst.Attribute) -> bool:

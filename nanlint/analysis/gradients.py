@@ -18,7 +18,7 @@ from nanlint.semantic.context import FileContext
 from nanlint.analysis.facts import gradient_free
 from nanlint.semantic.reach import parameter
 from nanlint.semantic.resolve import Scope
-from nanlint.semantic.navigation import enclosing, inside, scope_at, stored, variable_names
+from nanlint.semantic.navigation import enclosing, inside, scope_at, self_attributes, stored, variable_names
 
 # --- values that are never differentiated ------------------------------------------------------
 # A gradient hazard (NAN201-NAN205) needs a gradient: a value whose every use is one of
@@ -126,18 +126,7 @@ def _inference_only(ctx: FileContext, node: cst.CSTNode, depth: int) -> bool:
 
 def _attribute_refs(ctx: FileContext, fdef: cst.FunctionDef) -> int:
     """How many ``self.<name>`` references of a method the file has."""
-    return ctx.memo("gradients.attribute_refs", lambda: _count_self_attributes(ctx)).get(fdef.name.value, 0)
-
-
-def _count_self_attributes(ctx: FileContext) -> dict[str, int]:
-    refs: dict[str, int] = {}
-    stack = [ctx.module]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == "self":
-            refs[n.attr.value] = refs.get(n.attr.value, 0) + 1
-        stack.extend(n.children)
-    return refs
+    return len(self_attributes(ctx).get(fdef.name.value, ()))
 
 
 def _under_no_grad(ctx: FileContext, node: cst.CSTNode) -> bool:

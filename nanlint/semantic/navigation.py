@@ -48,6 +48,22 @@ def stored(ctx: FileContext, name: cst.Name) -> bool:
     return isinstance(parent, (cst.AnnAssign, cst.For, cst.CompFor)) and parent.target is n
 
 
+def self_attributes(ctx: FileContext) -> dict[str, list[cst.Attribute]]:
+    """Every ``self.<name>`` of the file, by name; computed once per file, on first use."""
+    return ctx.memo("navigation.self_attributes", lambda: _collect_self_attributes(ctx))
+
+
+def _collect_self_attributes(ctx: FileContext) -> dict[str, list[cst.Attribute]]:
+    out: dict[str, list[cst.Attribute]] = {}
+    stack: list[cst.CSTNode] = [ctx.module]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == "self":
+            out.setdefault(n.attr.value, []).append(n)
+        stack.extend(n.children)
+    return out
+
+
 def variable_names(ctx: FileContext) -> dict[str, list[cst.Name]]:
     """Every ``Name`` of the file that names a variable (not an attribute, keyword or
     definition), by identifier; computed once per file, on first use."""
