@@ -69,6 +69,8 @@ tf("math.reduce_prod reduce_prod", fn(o.PROD, "input_tensor:x axis keepdims name
 tf("math.cumprod cumprod", fn(o.PROD, "x axis exclusive reverse name"))
 tf("math.reduce_mean reduce_mean", fn(o.MEAN, "input_tensor:x axis keepdims name",
                                       kwonly="reduction_indices:axis keep_dims:keepdims"))
+tf("math.reduce_std", fn(o.STD, "input_tensor:x axis keepdims name"))
+tf("math.reduce_variance", fn(o.VARIANCE, "input_tensor:x axis keepdims name"))
 tf("math.reduce_max reduce_max", fn(o.REDUCE_MAX, "input_tensor:x axis keepdims name",
                                     kwonly="reduction_indices:axis keep_dims:keepdims"))
 tf("math.reduce_min reduce_min", fn(o.REDUCE_MIN, "input_tensor:x axis keepdims name",
@@ -146,6 +148,8 @@ keras_backend("logsumexp", fn(o.LOGSUMEXP, "x axis keepdims"))
 keras_backend("sum", fn(o.SUM, "x axis keepdims"))
 keras_backend("mean", fn(o.MEAN, "x axis keepdims"))
 keras_backend("prod", fn(o.PROD, "x axis keepdims"))
+keras_backend("std", fn(o.STD, "x axis keepdims"))
+keras_backend("var", fn(o.VARIANCE, "x axis keepdims"))
 keras_backend("switch", fn(o.WHERE, "condition:cond then_expression:x else_expression:y"))
 keras_backend("categorical_crossentropy",
               fn(o.CROSS_ENTROPY, "target:labels output:x from_logits axis"))

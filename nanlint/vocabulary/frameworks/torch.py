@@ -84,6 +84,11 @@ torch("sum", fn(o.SUM, "input:x dim:axis keepdim:keepdims", kwonly="dtype"),
       method="dim:axis keepdim:keepdims")
 torch("mean", fn(o.MEAN, "input:x dim:axis keepdim:keepdims", kwonly="dtype"),
       method="dim:axis keepdim:keepdims")
+# torch.std(x, dim, unbiased/correction): with one element and correction 1 it is NaN, not 0
+torch("std", fn(o.STD, "input:x dim:axis", kwonly="correction unbiased keepdim:keepdims"),
+      method="dim:axis")
+torch("var", fn(o.VARIANCE, "input:x dim:axis", kwonly="correction unbiased keepdim:keepdims"),
+      method="dim:axis")
 torch("prod", fn(o.PROD, "input:x dim:axis keepdim:keepdims", kwonly="dtype"),
       method="dim:axis keepdim:keepdims")
 torch("cumprod", fn(o.PROD, "input:x dim:axis", kwonly="dtype out"), method="dim:axis")
