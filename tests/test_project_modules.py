@@ -126,8 +126,8 @@ def test_one_run_scans_each_imported_module_once_and_sees_changes(tmp_path, monk
     importers = {f"pkg/train{i}.py": TRAIN.format(source=".model") for i in range(5)}
     write(tmp_path, {"pkg/__init__.py": "", "pkg/model.py": MODEL_SOFTMAX, **importers})
     scanned = []
-    real_scan = modules._import_lines
-    monkeypatch.setattr(modules, "_import_lines", lambda text: scanned.append(text) or real_scan(text))
+    real_scan = modules.import_lines
+    monkeypatch.setattr(modules, "import_lines", lambda text: scanned.append(text) or real_scan(text))
     model = tmp_path / "pkg/model.py"
     model_text = model.read_text()
 

@@ -16,7 +16,10 @@ in words a message can carry:
   function), into what is differentiated: ``.backward()``, ``torch.autograd.grad``,
   ``tape.gradient``, ``tf.gradients``, an optimizer's ``minimize``/``compute_gradients``,
   Lightning's ``manual_backward``, accelerate's ``backward``; or into a name that holds a
-  loss (``loss``, ``d_loss``, ``self.total_loss``).
+  loss (``loss``, ``d_loss``, ``self.total_loss``);
+* or, for a top-level function, a file of the project that imports it
+  (:mod:`nanlint.semantic.importers`) calls it in such a region or passes its value on
+  to such a sink (one import level; the importers are in the file's cache key).
 
 Computed once per file (the regions and the sinks), then a short forward walk per
 question.  A value no gradient provably reaches and none provably misses is weak
@@ -27,10 +30,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import libcst as cst
 
+from nanlint.semantic import importers, modules
 from nanlint.semantic.context import FileContext
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.navigation import enclosing, inside, scope_at, self_attributes, stored, variable_names
@@ -76,7 +81,57 @@ def gradient_reaches(ctx: FileContext, node: cst.CSTNode) -> str | None:
     for r in _around(ctx, node):
         if id(r) in regions:
             return regions[id(r)].how
-    return _flows_to_sink(ctx, node, _DEPTH, set())
+    return _flows_to_sink(ctx, node, _DEPTH, set()) or _from_importers(ctx, node)
+
+
+# --- the project's other files: a helper called where autodiff runs -------------------------------
+def _from_importers(ctx: FileContext, node: cst.CSTNode) -> str | None:
+    """How a gradient reaches ``node`` in a top-level function of this module through a
+    file of the project that imports the function and calls it in a differentiated region
+    of its own, or passes its value on to what is differentiated there (one import level)."""
+    fdef = _top_function(ctx, node)
+    if fdef is None or not ctx.path or ctx.path.startswith("<"):
+        return None
+    name, here = fdef.name.value, Path(ctx.path)
+    for path, names in importers.importers(here, modules.extra_roots(ctx.settings)):
+        if name not in names:
+            continue
+        other = modules.load(path, ctx)
+        if other is None:
+            continue
+        regions = other.memo("differentiated.regions", lambda o=other: _regions(o))
+        for call, scope in other.index.calls:
+            callee = call.func.attr.value if isinstance(call.func, cst.Attribute) else \
+                call.func.value if isinstance(call.func, cst.Name) else None
+            if callee != name or not _defined_here(other, call, scope, here):
+                continue
+            where = f"through `{path.name}`: `{name}` is called there on line {other.line_of(call)}"
+            region = next((regions[id(r)] for r in _around(other, call) if id(r) in regions), None)
+            if region is not None:
+                return f"{where}, {region.how}"
+            flows = _flows_to_sink(other, call, _DEPTH, set())
+            if flows is not None:
+                return f"{where}, its value {flows}"
+    return None
+
+
+def _top_function(ctx: FileContext, node: cst.CSTNode) -> cst.FunctionDef | None:
+    """The module-level ``def`` around ``node``, if any."""
+    found = None
+    n = ctx.parent(node)
+    while n is not None:
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            found = n
+        n = ctx.parent(n)
+    if not isinstance(found, cst.FunctionDef):
+        return None
+    scope = ctx.index.scopes.get(id(found))
+    return found if scope is not None and scope.parent is ctx.index.module_scope else None
+
+
+def _defined_here(other, call: cst.Call, scope: Scope, here: Path) -> bool:
+    found = modules.definition(other, call.func, scope)
+    return found is not None and modules.resolved(Path(found[0].path)) == modules.resolved(here)
 
 
 # --- the regions autodiff runs in ------------------------------------------------------------------

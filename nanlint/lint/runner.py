@@ -48,7 +48,7 @@ from nanlint.findings import Edit, FileResult, Finding
 from nanlint.lint.writer import read, write_atomic
 from nanlint.vocabulary import frameworks as fw_registry
 from nanlint.source import walk
-from nanlint.semantic import modules
+from nanlint.semantic import importers, modules
 
 LINT, CHECK, SKIP = "lint", "check-parse", "skip"
 FULL = "full"  # lint without any prefilter (``--no-prefilter``: for testing the prefilters)
@@ -394,7 +394,10 @@ def _dependencies(path: Path, source: bytes, linter: Linter) -> str:
         return ""
 
     text = source.decode("utf-8", "replace")
-    deps = modules.dependencies(Path(path), text, modules.extra_roots(linter.settings))
+    extra = modules.extra_roots(linter.settings)
+    deps = modules.dependencies(Path(path), text, extra)
+    # and the files that import it: whether a gradient reaches a helper is decided there
+    deps += [p for p, _ in importers.importers(Path(path), extra) if p not in deps]
     return ":" + modules.digest(deps) if deps else ""
 
 

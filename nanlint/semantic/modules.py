@@ -1,9 +1,8 @@
 """The project's own modules: where an import of one lives, and its values.
 
-A name imported from another module of the project (``from .model import
-predict_proba``, ``from model import Net``, ``import pkg.losses as L``) is
-followed into that module, parsed on first use (once per process) and
-analysed with the same layer as the importing file.
+A name imported from another module of the project (``from .model import predict_proba``,
+``from model import Net``, ``import pkg.losses as L``) is followed into that module, parsed
+on first use (once per process) and analysed with the same layer as the importing file.
 
 Resolution follows Python's: a relative import from the importing file's
 package; an absolute one against the project roots -- the importing file's
@@ -11,9 +10,8 @@ own directory (a script run as ``python train.py``), the directory above its
 top-level package (the nearest ancestor without ``__init__.py``), a ``src/``
 directory there, and the ``src = [...]`` roots of the configuration.
 
-:func:`dependencies` lists, without parsing (a scan of import lines), the
-project files a file imports, transitively; a file's cached result is keyed
-by their contents too, so editing ``model.py`` re-lints ``train.py``.
+:func:`dependencies` lists, without parsing (a scan of import lines), the project files a
+file imports, transitively; a file's cached result is keyed by their contents too.
 """
 
 from __future__ import annotations
@@ -42,12 +40,10 @@ _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b[ \t
                      r"(\([^)]*\)|[\w, \t]*)|import[ \t]+([\w., \t]+))", re.MULTILINE)
 
 
-# Within one run (:func:`run_memo`): where each import leads, the resolved paths, and the
-# import lines and content digest of each module file (keyed by its resolved path, mtime
-# and size) -- every file of a package imports the same few modules, which were found,
-# read and scanned again for each importer (the training benchmark's warm run spent all
-# but 0.5 s of its 5.5 s there).  Outside a run (the language server, a test's direct
-# call) nothing is remembered, so a module created meanwhile is seen.
+# Within one run (:func:`run_memo`): where each import leads, the resolved paths, the import
+# lines and content digest of each module file (by resolved path, mtime and size): every file
+# of a package imports the same few modules (the training benchmark's warm run spent all but
+# 0.5 of 5.5 s finding them again).  Outside a run nothing is remembered.
 _MEMO: dict | None = None
 
 
@@ -117,16 +113,16 @@ def dependencies(path: Path, text: str, extra: tuple[str, ...] = ()) -> list[Pat
     (``from ..schedulers import DDPMScheduler`` leads to ``scheduling_ddpm.py``, not to
     every module the package re-exports): the analysis follows a name, not a package."""
     out: list[Path] = []
-    listed = {_resolved(path)}
+    listed = {resolved(path)}
     seen: set = set()
     # (file, its resolved path (None: the one given as text), names taken, levels, re-export hops)
     frontier: list = [(path, None, None, 0, 0)]
     while frontier:
         nxt = []
         for file, real_file, names, levels, hops in frontier:
-            direct = _direct(file, text, extra) if real_file is None else _direct_of(file, real_file, extra, names)
-            for dep, words in direct:
-                real = _resolved(dep)
+            found = direct(file, text, extra) if real_file is None else _direct_of(file, real_file, extra, names)
+            for dep, words in found:
+                real = resolved(dep)
                 wanted = frozenset(words) if dep.name == "__init__.py" and words else None
                 if (real, wanted) in seen or (real, None) in seen:
                     continue
@@ -149,15 +145,19 @@ def dependencies(path: Path, text: str, extra: tuple[str, ...] = ()) -> list[Pat
 
 
 def _direct_of(dep: Path, real: Path, extra: tuple[str, ...], names: frozenset[str] | None = None) -> list:
-    """:func:`_direct` of a module file read from disk (remembered within a run)."""
+    """:func:`direct` of a module file read from disk (remembered within a run)."""
     key = _stat_key("direct", real) if _MEMO is not None else None
     if key is not None and (key, extra, names) in _MEMO:  # type: ignore[operator]
         return _MEMO[key, extra, names]  # type: ignore[index]
     imports = _imports_of(dep, real)
-    found = _direct(dep, imports, extra, names) if imports is not None else []
+    found = direct(dep, imports, extra, names) if imports is not None else []
     if key is not None:
         _MEMO[key, extra, names] = found  # type: ignore[index]
     return found
+
+
+def memo() -> dict | None:  # the run's memo (None outside one), for importers.py
+    return _MEMO
 
 
 @contextmanager
@@ -171,7 +171,7 @@ def run_memo() -> Iterator[None]:
         _MEMO = outer
 
 
-def _resolved(path: Path) -> Path:
+def resolved(path: Path) -> Path:
     if _MEMO is None:
         return path.resolve()
     key = ("real", str(path))
@@ -193,7 +193,7 @@ def _imports_of(dep: Path, real: Path) -> list[tuple[int, str, list[str]]] | Non
     if key is not None and key in _MEMO:  # type: ignore[operator]
         return _MEMO[key]  # type: ignore[index]
     try:
-        found = _import_lines(dep.read_text("utf-8", "replace"))
+        found = import_lines(dep.read_text("utf-8", "replace"))
     except OSError:
         return None
     if key is not None:
@@ -201,7 +201,7 @@ def _imports_of(dep: Path, real: Path) -> list[tuple[int, str, list[str]]] | Non
     return found
 
 
-def _import_lines(text: str) -> list[tuple]:
+def import_lines(text: str) -> list[tuple]:
     """(level, module, imported names, the names they are bound to, the attributes the
     text reads of each bound name) of each ``from M import names`` line, and of each
     module of an ``import M [as m]`` line (names None; bound: the name its attributes are
@@ -258,15 +258,15 @@ class _Chains:
                          if c.startswith(head))
 
 
-def _direct(path: Path, text: str | list, extra: tuple[str, ...], names: frozenset[str] | None = None) -> list:
+def direct(path: Path, text: str | list, extra: tuple[str, ...], names: frozenset[str] | None = None) -> list:
     """(module, names taken from it) for the modules ``from M import name`` takes names
     from (values, functions, classes: what the analysis follows), and for a module
     imported whole (``import M as m``, ``from P import M`` of a submodule) whose
     attributes the file reads (``m.f``: the names taken are those attributes).  ``text``:
-    the source, or its :func:`_import_lines`; ``names``: only the lines binding one of
+    the source, or its :func:`import_lines`; ``names``: only the lines binding one of
     them (a line whose names the scan cannot read, ``import *``, always counts)."""
     found: list = []
-    for level, module, words, bound, attrs in (_import_lines(text) if isinstance(text, str) else text):
+    for level, module, words, bound, attrs in (import_lines(text) if isinstance(text, str) else text):
         if names is not None and (words or words is None) and names.isdisjoint(bound):
             continue
         if words is None:  # import M [as m]: M itself, when its attributes are read
@@ -306,7 +306,7 @@ def digest(paths: list[Path]) -> str:
 
 
 def _content_digest(p: Path) -> str:
-    key = _stat_key("digest", _resolved(p)) if _MEMO is not None else None
+    key = _stat_key("digest", resolved(p)) if _MEMO is not None else None
     if key is not None and key in _MEMO:  # type: ignore[operator]
         return _MEMO[key]  # type: ignore[index]
     try:
