@@ -331,10 +331,15 @@ def test_a_large_file_keeps_only_the_statements_of_rules_that_can_report_there()
     text, rows = linter._reduced(checked, source)
     assert len(rows) < 10 and "torch.log(torch.softmax(h1" in text
     assert [f.code for f in linter.lint_source(source, "chain.py").findings] == ["NAN101"]
-    # with a division the chain is NAN108's to read: kept whole (None: parse the whole file)
+    # with a division the chain is NAN108's to read: more than a reduction keeps, so the file
+    # is analysed in windows of statements (memory bounded by a window, issue 22), each with
+    # the statements binding what it reads, two levels deep: the division and its operands
     divided = source + b"r = h39999 / h39998\n"
     reduced = linter._reduced(syntax.precheck(divided), divided)
-    assert reduced is None or len(reduced[1]) > 30_000
+    assert isinstance(reduced, list) and len(reduced) > 1
+    last_text, last_rows = reduced[-1]
+    assert "r = h39999 / h39998" in last_text and "h39999 = torch.relu(h39998" in last_text
+    assert all(len(text) <= large.MAX_KEPT for text, _ in reduced)
 
 
 @pytest.mark.parametrize("error, message", [
@@ -442,3 +447,31 @@ def test_evidence_in_a_statement_of_its_own_is_kept():
     whole = Linter(rules).lint_source(source, "big.py", site_filter=False)
     assert [f.code for f in result.findings] == [f.code for f in whole.findings] == ["NAN504"]
     assert [f.start for f in result.findings] == [f.start for f in whole.findings]
+
+
+def test_a_file_no_reduction_shrinks_is_analysed_in_windows_at_the_files_lines():
+    """Every statement of a generated module holds an op (issue 22's 10 MB module): the
+    reduction keeps more than MAX_KEPT, so the file is analysed in windows of statements,
+    each with the imports and the statements binding what it reads: memory is a window's,
+    not the file's.  A hazard read from a statement in another window is still found,
+    and a statement that is in several windows is reported once."""
+    head = ["import torch\n", "import torch.nn.functional as F\n", "ZERO = 0.0\n",
+            "P = torch.log(torch.softmax(torch.ones(3), -1))\n"]
+    body = [f"def layer_{i}(x):\n    return F.log_softmax(x * P[0], -1) + {i}\n" for i in range(25_000)]
+    tail = ["def last(z):\n", "    q = torch.softmax(z, -1)\n", "    return torch.log(q) / ZERO\n"]
+    text = "".join(head + body + tail)
+    source = text.encode()
+    assert len(source) > large.MAX_KEPT > 0
+    tree = ast.parse(text)
+    names = frozenset({"log", "softmax", "log_softmax"})
+    assert large.reduce(tree, text, names) is None
+    windows = large.windows(tree, text, names)
+    assert len(windows) >= 4 and all(len(w[0]) <= large.MAX_KEPT for w in windows)
+    result = default_linter().lint_source(source, "big.py")
+    assert result.reduced and result.error is None
+    lines = text.split("\n")
+    row = {needle: next(i + 1 for i, line in enumerate(lines) if needle in line)
+           for needle in ("P = torch.log", "return torch.log(q)")}
+    found = sorted((f.code, f.start[0]) for f in result.findings)
+    assert found == [("NAN101", row["P = torch.log"]), ("NAN101", row["return torch.log(q)"]),
+                     ("NAN108", row["return torch.log(q)"])], found

@@ -52,7 +52,7 @@ class Linter:
         """True when no enabled rule can report in a source (:mod:`nanlint.lint.site_filter`)."""
         return self.sites.cannot_report(checked, path)
 
-    def _reduced(self, checked: Checked, source: bytes) -> tuple[str, list[int]] | None:
+    def _reduced(self, checked: Checked, source: bytes) -> tuple[str, list[int]] | list | None:
         return self.sites.reduced(checked, source)
 
     # --- one pass ---------------------------------------------------------------
@@ -153,29 +153,21 @@ class Linter:
                 result.skipped = True
                 return result
             reduced = self._reduced(checked, source)
-            text = reduced[0] if reduced is not None else None
-            module = parse(text, None) if text is not None else parse(source, checked)
+            pieces = reduced if isinstance(reduced, list) else [reduced] if reduced is not None else None
+            module = parse(source, checked) if pieces is None else None
         except Exception as exc:  # noqa: BLE001 - any parser failure is a finding
-            if checked is not None and checked.rejected is not None:
-                exc = checked.rejected  # CPython's error: one source for the message and the position
-            exc._source = source  # type: ignore[attr-defined]
-            directive = file_directive(source)
-            if self.check_parse and not (directive and matches(directive, *PARSE_ERROR)) \
-                    and directive != NOQA_ALL:
-                message, pos = parse_error_message(exc)
-                result.findings.append(Finding(*PARSE_ERROR, message, path, pos, pos))
-            return result
+            return self._unparsable(result, exc, checked, source, path)
         try:
-            ctx, raw, hidden = self.run_rules(module, text if text is not None else source_text(module, source),
-                                              path, reduced[1] if reduced is not None else None)
-            raw, result.hidden = self.shown(raw, hidden)
-            result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
-            if reduced is not None:  # back to the file's lines; no fix on a partial tree
-                rows = reduced[1]
-                for f in result.findings:
-                    f.start, f.end = (rows[f.start[0] - 1], f.start[1]), (rows[f.end[0] - 1], f.end[1])
-                    f.edits = []
-                result.reduced = True
+            if pieces is None:
+                ctx, raw, hidden = self.run_rules(module, source_text(module, source), path)
+                raw, result.hidden = self.shown(raw, hidden)
+                result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
+                crashes = ctx.crashes
+            else:
+                crashes = self._lint_pieces(pieces, path, result)
+        except _Unparsable as exc:  # a window of a large file
+            result.findings = []
+            return self._unparsable(result, exc.error, checked, source, path)
         except RecursionError as exc:
             result.findings = self._too_deep(source, path, exc)
             return result
@@ -183,9 +175,48 @@ class Linter:
             result.findings = []
             result.error = f"{path}: internal error, file not linted ({_one_line(exc)}); please report it"
             return result
-        if ctx.crashes:
-            result.error = f"{path}: internal error, {'; '.join(ctx.crashes)}: " \
+        if crashes:
+            result.error = f"{path}: internal error, {'; '.join(crashes)}: " \
                 "those rules' findings in this file are missing; please report it"  # type: ignore[attr-defined]
+        return result
+
+    def _lint_pieces(self, pieces: list[tuple[str, list[int]]], path: str, result: FileResult) -> list[str]:
+        """A large file's findings from its reduced text, or from each of its windows
+        (:mod:`nanlint.source.large`), in the file's lines; no fix on a partial tree.  A
+        statement in two windows (one binds what the other reads) is reported once."""
+        crashes: list[str] = []
+        seen: set[tuple] = set()
+        for text, rows in pieces:
+            try:
+                module = parse(text, None)
+            except Exception as exc:  # noqa: BLE001 - reported as the file's parse error
+                raise _Unparsable(exc) from exc
+            ctx, raw, hidden = self.run_rules(module, text, path, rows)
+            raw, shown_hidden = self.shown(raw, hidden)
+            result.hidden += shown_hidden
+            crashes.extend(c for c in ctx.crashes if c not in crashes)
+            for f in (self._to_finding(ctx, f) for f in raw):
+                f.start, f.end = (rows[f.start[0] - 1], f.start[1]), (rows[f.end[0] - 1], f.end[1])
+                f.edits = []
+                key = (f.code, f.start, f.end, f.message)
+                if key not in seen:
+                    seen.add(key)
+                    result.findings.append(f)
+            del ctx, raw
+        result.findings.sort(key=Finding.sort_key)
+        result.reduced = True
+        return crashes
+
+    def _unparsable(self, result: FileResult, exc: Exception, checked: Checked | None, source: bytes,
+                    path: str) -> FileResult:
+        """A source the parsers reject: a NAN001 finding (unless a directive silences it)."""
+        if checked is not None and checked.rejected is not None:
+            exc = checked.rejected  # CPython's error: one source for the message and the position
+        exc._source = source  # type: ignore[attr-defined]
+        directive = file_directive(source)
+        if self.check_parse and not (directive and matches(directive, *PARSE_ERROR)) and directive != NOQA_ALL:
+            message, pos = parse_error_message(exc)
+            result.findings.append(Finding(*PARSE_ERROR, message, path, pos, pos))
         return result
 
     def _too_deep(self, source: bytes, path: str, exc: BaseException) -> list[Finding]:
@@ -302,3 +333,11 @@ class Linter:
             taken.extend(spans)
             chosen.append(f)
         return chosen
+
+
+class _Unparsable(Exception):
+    """A window of a large file that does not parse (nesting too deep for libcst)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error

@@ -85,9 +85,10 @@ class SiteFilter:
             return False
         return not enough(sites.scan(checked.tree, checked.text, self.wanted, enough))
 
-    def reduced(self, checked: Checked, source: bytes) -> tuple[str, list[int]] | None:
+    def reduced(self, checked: Checked, source: bytes) -> tuple[str, list[int]] | list | None:
         """A large file's text with only the statements that can hold a finding
-        (:mod:`nanlint.source.large`), or None to parse it whole."""
+        (:mod:`nanlint.source.large`); when that keeps too much, windows of it (a list of
+        such texts, each analysed apart); None to parse it whole."""
 
         if len(source) <= large.LARGE or checked.tree is None or self.wanted is None:
             return None
@@ -96,7 +97,11 @@ class SiteFilter:
         # and the words a rule's check reads beside its ops (NAN504's float16 evidence, a
         # set_floatx("float16") statement of its own): its ``needs`` that are names
         evidence = frozenset(n for r in rules for n in r.needs if n.isidentifier())
-        return large.reduce(checked.tree, checked.text, sites.last_names(ops) | evidence)
+        # and the operators a rule starts from (a division, a power): their statements too
+        names = sites.last_names(ops) | evidence | frozenset(t for t in (sites.SLASH, "**") if t in ops
+                                                              or t == "**" and sites.POW_HALF in ops)
+        return large.reduce(checked.tree, checked.text, names) or \
+            large.windows(checked.tree, checked.text, names)
 
     def _reporting(self, text: str) -> list[Rule]:
         """The rules that can report in ``text``, judged by the names in it (and ``/``,

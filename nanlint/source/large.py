@@ -11,6 +11,13 @@ unchanged, and so are their columns).  The names a kept statement reads come
 from compiling the kept text again (at most ``MAX_KEPT`` characters), not from
 a tree of the whole file.  Fixes are not offered on a reduced file: its other
 statements are not in the tree.
+
+A file no reduction shrinks below ``MAX_KEPT`` (a generated module whose every statement
+holds an op) is analysed in windows (:func:`windows`): consecutive groups of its
+statements of about ``WINDOW`` characters, each reduced on its own, parsed, analysed and
+dropped before the next, so memory is a window's whatever the file holds (the 10 MB
+module of issue 22: 8.8 GB and no result in 400 s before, 0.4 GB after).  A value that
+flows between statements of different windows through more than two names is lost.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import re
 
 LARGE = 1_000_000  # bytes: above this, a file is syntax-checked in chunks and reduced before the libcst parse
 MAX_KEPT = 1_000_000  # a reduction that keeps more than this is not worth it
+WINDOW = 250_000  # characters of statements per window of a file no reduction shrinks
 _DIRECTIVE = re.compile(r"^[^\S\r\n]*#[^\r\n]*?(noqa|coding[:=])", re.IGNORECASE | re.MULTILINE)
 _NEWLINE = re.compile(r"\r\n|\r|\n")  # CPython's line breaks (str.splitlines also breaks at \f, \x1c, ...)
 
@@ -32,58 +40,108 @@ def reduce(tree: ast.Module, text: str, names: frozenset[str]) -> tuple[str, lis
     ``tree``: a :class:`nanlint.source.chunks.Skeleton` (or CPython's tree of ``text``)."""
     if not names:
         return None
-    firsts, lasts, imports, bound = _statements(tree)
-    starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]  # line n starts at starts[n - 1]
-    if starts[-1] < len(text):
-        starts.append(len(text))
-    n_lines = len(starts) - 1
+    plan = _Plan(tree, text, names)
+    return plan.closure([i for i in range(len(plan.firsts)) if i in plan.imports or plan.mentions(i)])
 
-    def offset(line: int) -> int:  # where line ``line`` starts (past the last line: the end)
-        return starts[min(line, n_lines + 1) - 1]
 
-    # ``\b`` leading the pattern would stop re from skipping ahead by the names' first letters (10x slower)
-    word = re.compile(r"(?:%s)\b" % "|".join(sorted(map(re.escape, names))))
-    hits = sorted({bisect.bisect_right(starts, s) for s in (m.start() for m in word.finditer(text))
-                   if not s or not (text[s - 1].isalnum() or text[s - 1] == "_")})  # lines mentioning one
-
-    def mentions(a: int, b: int) -> bool:
-        i = bisect.bisect_left(hits, a)
-        return i < len(hits) and hits[i] <= min(b, n_lines)
-
-    keep = [i in imports or mentions(a, b) for i, (a, b) in enumerate(zip(firsts, lasts))]
-    fresh = [i for i, k in enumerate(keep) if k]  # kept, the names they read not yet known
-    read: set[str] = set()
-    for _ in range(2):  # the statements binding the names the kept ones read
-        if sum(offset(lasts[i] + 1) - offset(firsts[i]) for i, k in enumerate(keep) if k) > MAX_KEPT:
-            return None
-        try:
-            read |= _reads(text, [(offset(firsts[i]), offset(lasts[i] + 1)) for i in fresh])
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return None  # a statement that shares its first line with the end of another one
-        fresh = []
-        for i, names_bound in enumerate(bound):
-            if not keep[i] and names_bound and (names_bound in read if type(names_bound) is str
-                                                else not read.isdisjoint(names_bound)):
-                keep[i] = True
-                fresh.append(i)
-        if not fresh:
-            break
-    chosen = bytearray(n_lines + 1)  # 1-based
-    for i, k in enumerate(keep):
-        if k:
-            a, b = firsts[i], min(lasts[i], n_lines)
-            chosen[a:b + 1] = b"\x01" * (b - a + 1)
-    kept = sum(offset(r + 1) - offset(r) for r in range(1, n_lines + 1) if chosen[r])
-    if kept > MAX_KEPT:
-        return None
-    for m in _DIRECTIVE.finditer(text):  # file directives and the encoding cookie stay
-        chosen[bisect.bisect_right(starts, m.start())] = 1
-    rows = [r for r in range(1, n_lines + 1) if chosen[r]]
+def windows(tree: ast.Module, text: str, names: frozenset[str], size: int = WINDOW) -> list[tuple[str, list[int]]]:
+    """A large file that :func:`reduce` cannot shrink below ``MAX_KEPT`` (every statement
+    holds an op): consecutive groups of the statements that mention ``names``, about
+    ``size`` characters each, each reduced on its own with the imports and the statements
+    binding what it reads (or, when that is too much, with the imports alone).  Each is
+    parsed and analysed apart, so memory is bounded by a window, not by the file; value
+    flow between statements of different windows is lost."""
+    if not names:
+        return []
+    plan = _Plan(tree, text, names)
+    imports = sorted(plan.imports)
+    groups: list[list[int]] = [[]]
+    span = 0
+    for i in range(len(plan.firsts)):
+        if i in plan.imports or not plan.mentions(i):
+            continue
+        length = plan.offset(plan.lasts[i] + 1) - plan.offset(plan.firsts[i])
+        if groups[-1] and span + length > size:
+            groups.append([])
+            span = 0
+        groups[-1].append(i)
+        span += length
     out = []
-    for r in rows:
-        line = text[offset(r):offset(r + 1)]
-        out.append(line if line.endswith(("\n", "\r")) else line + "\n")
-    return "".join(out), rows
+    for group in groups:
+        if group:
+            out.append(plan.closure(imports + group) or plan.render(set(imports + group)))
+    return out
+
+
+class _Plan:
+    """The top-level statements of a large text, the lines that mention ``names``, and
+    the reduction to a chosen set of statements."""
+
+    def __init__(self, tree: ast.Module, text: str, names: frozenset[str]) -> None:
+        self.text = text
+        self.firsts, self.lasts, self.imports, self.bound = _statements(tree)
+        starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]  # line n starts at starts[n - 1]
+        if starts[-1] < len(text):
+            starts.append(len(text))
+        self.starts, self.n_lines = starts, len(starts) - 1
+        # ``\b`` leading the pattern would stop re from skipping ahead by the names' first letters
+        # (10x slower); an operator (``/``, ``**``: a rule starts from a binop) is matched as it is
+        words = sorted(map(re.escape, (n for n in names if n.isidentifier())))
+        tokens = sorted(map(re.escape, (n for n in names if not n.isidentifier())))
+        word = re.compile("|".join(([r"(?:%s)\b" % "|".join(words)] if words else []) + tokens))
+        self.hits = sorted({bisect.bisect_right(starts, s) for s in (m.start() for m in word.finditer(text))
+                            if not s or not (text[s - 1].isalnum() or text[s - 1] == "_")})  # lines mentioning one
+
+    def offset(self, line: int) -> int:  # where line ``line`` starts (past the last line: the end)
+        return self.starts[min(line, self.n_lines + 1) - 1]
+
+    def mentions(self, i: int) -> bool:
+        a, b = self.firsts[i], self.lasts[i]
+        k = bisect.bisect_left(self.hits, a)
+        return k < len(self.hits) and self.hits[k] <= min(b, self.n_lines)
+
+    def closure(self, seeds: list[int]) -> tuple[str, list[int]] | None:
+        """``seeds`` and the statements binding the names they read (twice over), rendered;
+        None past ``MAX_KEPT``."""
+        keep = set(seeds)
+        fresh = list(seeds)  # kept, the names they read not yet known
+        read: set[str] = set()
+        offset, firsts, lasts = self.offset, self.firsts, self.lasts
+        for _ in range(2):
+            if sum(offset(lasts[i] + 1) - offset(firsts[i]) for i in keep) > MAX_KEPT:
+                return None
+            try:
+                read |= _reads(self.text, [(offset(firsts[i]), offset(lasts[i] + 1)) for i in fresh])
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return None  # a statement that shares its first line with the end of another one
+            fresh = []
+            for i, names_bound in enumerate(self.bound):
+                if i not in keep and names_bound and (names_bound in read if type(names_bound) is str
+                                                      else not read.isdisjoint(names_bound)):
+                    keep.add(i)
+                    fresh.append(i)
+            if not fresh:
+                break
+        return self.render(keep, MAX_KEPT)
+
+    def render(self, keep: set[int], limit: int | None = None) -> tuple[str, list[int]] | None:
+        """The kept statements' lines (and the file's directives), and each one's line in
+        the file; None past ``limit`` characters."""
+        offset, n_lines = self.offset, self.n_lines
+        chosen = bytearray(n_lines + 1)  # 1-based
+        for i in keep:
+            a, b = self.firsts[i], min(self.lasts[i], n_lines)
+            chosen[a:b + 1] = b"\x01" * (b - a + 1)
+        if limit is not None and sum(offset(r + 1) - offset(r) for r in range(1, n_lines + 1) if chosen[r]) > limit:
+            return None
+        for m in _DIRECTIVE.finditer(self.text):  # file directives and the encoding cookie stay
+            chosen[bisect.bisect_right(self.starts, m.start())] = 1
+        rows = [r for r in range(1, n_lines + 1) if chosen[r]]
+        out = []
+        for r in rows:
+            line = self.text[offset(r):offset(r + 1)]
+            out.append(line if line.endswith(("\n", "\r")) else line + "\n")
+        return "".join(out), rows
 
 
 def _statements(tree: ast.Module):
