@@ -9,9 +9,9 @@ the importer, so the importers are part of the helper's cache key
 
 Found without parsing: the ``.py`` files below the project root of the module (the
 directory above its top-level package, or its own directory for a script), at most
-``MAX_FILES`` of them, whose text names the module's stem, are scanned for import lines,
-which are resolved as :func:`modules.dependencies` resolves them.  Within one run
-(:func:`modules.run_memo`) the scan of a root is made once.
+``MAX_FILES`` of them, are scanned for import lines, resolved as
+:func:`modules.dependencies` resolves them, and the map is inverted.  Within one run
+(:func:`modules.run_memo`) that is done once per root.
 """
 
 from __future__ import annotations
@@ -43,34 +43,19 @@ def importers(path: Path, extra: tuple[str, ...] = ()) -> list[tuple[Path, froze
         return []
     if not real.is_file():
         return []
-    found: list[tuple[Path, frozenset[str]]] = []
-    for other, lines in _files(root_of(real), real.stem):
-        if other == real:
-            continue
-        names: set[str] = set()
-        for dep, words in modules.direct(other, lines, extra):
-            if modules.resolved(dep) == real:
-                names.update(words or ())
-        if names:
-            found.append((other, frozenset(names)))
-    return found
+    found = _reverse(root_of(real), extra).get(real, {})
+    return [(p, frozenset(found[p])) for p in sorted(found) if p != real]
 
 
-def _files(root: Path, stem: str) -> list[tuple[Path, list]]:
-    """The files below ``root`` with an import line that names the module's stem (or, for
-    ``__init__``, its package's), and their import lines."""
-    word = root.name if stem == "__init__" else stem
-    return [(p, lines) for p, lines in _imports(root)
-            if any(word in (module or "").split(".") or (words and word in words) for _, module, words, *_ in lines)]
-
-
-def _imports(root: Path) -> list[tuple[Path, list]]:
-    """Each ``.py`` file below ``root`` (at most ``MAX_FILES``) and its import lines."""
+def _reverse(root: Path, extra: tuple[str, ...]) -> dict[Path, dict[Path, set[str]]]:
+    """Each project module imported by a ``.py`` file below ``root`` (at most ``MAX_FILES``
+    scanned) -> the importing files -> the names they take; built once per run."""
     memo = modules.memo()
-    key = ("importer-lines", str(root))
+    key = ("importers", str(root), extra)
     if memo is not None and key in memo:
         return memo[key]
-    out: list[tuple[Path, list]] = []
+    reverse: dict[Path, dict[Path, set[str]]] = {}
+    scanned = 0
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
         for name in sorted(n for n in filenames if n.endswith(".py")):
@@ -79,12 +64,15 @@ def _imports(root: Path) -> list[tuple[Path, list]]:
                 text = p.read_text("utf-8", "replace")
             except OSError:
                 continue
+            scanned += 1
             if "import" in text:
-                out.append((p.resolve(), modules.import_lines(text)))
-            if len(out) >= MAX_FILES:
+                real = p.resolve()
+                for dep, words in modules.direct(real, modules.import_lines(text), extra):
+                    reverse.setdefault(modules.resolved(dep), {}).setdefault(real, set()).update(words or ())
+            if scanned >= MAX_FILES:
                 break
-        if len(out) >= MAX_FILES:
+        if scanned >= MAX_FILES:
             break
     if memo is not None:
-        memo[key] = out
-    return out
+        memo[key] = reverse
+    return reverse
