@@ -40,7 +40,7 @@ def codes_on(linter: Linter, path: Path, lines: list[int]) -> list[str]:
     if result.error is not None:
         raise SystemExit(f"{path}: {result.error}")
     wanted = set(lines)
-    return sorted({f.code for f in result.findings if f.line in wanted})
+    return sorted({f.code for f in result.findings if f.start[0] in wanted})
 
 
 def lint_sites(sites: list[dict]) -> list[dict]:

@@ -39,7 +39,7 @@ def flagged_lines(path: Path) -> dict[int, list[str]]:
     assert result.error is None, result.error
     lines: dict[int, list[str]] = {}
     for f in result.findings:
-        lines.setdefault(f.line, []).append(f.code)
+        lines.setdefault(f.start[0], []).append(f.code)
     return lines
 
 

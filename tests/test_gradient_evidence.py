@@ -301,3 +301,22 @@ def test_the_machine_formats_say_the_tier(tmp_path):
     assert finding["code"] == "NAN201" and finding["may"] is True
     [result] = run("sarif")["runs"][0]["results"]
     assert result["ruleId"] == "NAN201" and result["level"] == "warning"
+
+
+def test_a_single_where_over_the_targets_is_may_tier_not_default():
+    """optax 0.1.5's fixed kl_divergence: ``where(targets == 0, 0, log(targets))`` repairs the
+    value; the gradient with respect to the targets is still NaN at 0, but training takes
+    the gradient of the predictions only (fix-history site optax-0.1.4-0.1.5-kl-divergence).
+    A where over a value computed from the model keeps reporting by default."""
+    src = """
+        import jax.numpy as jnp
+
+        def kl(log_predictions, targets):
+            loss = targets * (jnp.where(targets == 0, 0, jnp.log(targets)) - log_predictions)
+            return jnp.sum(loss, axis=-1)
+        """
+    assert "NAN201" not in conftest.codes(src)
+    assert "NAN201" in conftest.codes(src, may=True)
+    model = src.replace("def kl(log_predictions, targets):", "def kl(log_predictions, logits):\n"
+                        "            targets = jnp.exp(logits)")
+    assert "NAN201" in conftest.codes(model)

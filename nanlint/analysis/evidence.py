@@ -154,6 +154,20 @@ def data_mask(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> str |
         if not names or not all(LABEL_NAME.search(n) for n in names):
             return None
     return "a mask of what the labels hold (labels compared with a constant): a batch of real data holds it"
+def label_data(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> str | None:
+    """The name of ``expr`` when it is the labels or targets a loss is given (a parameter
+    or a name ``targets``, ``labels``, ``y_true``...: data, which training does not
+    differentiate), followed through names; None otherwise."""
+    names = set()
+    for r in ctx.values(expr, scope, shape=True):
+        e = r.expr
+        text = e.value if isinstance(e, cst.Name) else e.attr.value if isinstance(e, cst.Attribute) else None
+        if text is None or not LABEL_NAME.search(text):
+            return None
+        names.add(text)
+    return sorted(names)[0] if names else None
+
+
 PADDING_NAME = re.compile(r"pad|length|lens(?![a-z])|token|attention", re.IGNORECASE)
 _PADDING_WHY = "a padding or token mask (from lengths, pad ids, attention): each example holds an element"
 

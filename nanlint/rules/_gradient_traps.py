@@ -9,6 +9,7 @@ from typing import Iterator
 import libcst as cst
 
 from nanlint.analysis.differentiated import gradient_reaches
+from nanlint.analysis.evidence import label_data
 from nanlint.analysis.gradients import not_differentiated
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
@@ -24,13 +25,20 @@ MAY_GRADIENT = "may: nothing in this file shows a gradient reaches it"
 
 
 def report_in_gradient(ctx: RuleContext, node: cst.CSTNode, message: str, fix: fixes.Fix | None,
-                       framework: o.Framework | None) -> bool:
+                       framework: o.Framework | None, inputs: tuple = (), scope: Scope | None = None) -> bool:
     """Report a hazard that lives only in the gradient, on its evidence: silent when no
     gradient can reach ``node`` (:func:`not_differentiated`), by default when one does
-    (:func:`gradient_reaches`: the message says how), in the may tier otherwise.
+    (:func:`gradient_reaches`: the message says how), in the may tier otherwise, and in
+    the may tier too when each singular input (``inputs``, read in ``scope``) is the
+    labels or targets: their gradient is NaN, and training does not ask for it.
     True when the site was judged (reported, or put in the may tier)."""
     if not_differentiated(ctx, node, framework):
         return False
+    labels = [label_data(ctx, i, scope) for i in inputs] if scope is not None else []
+    if labels and all(labels):
+        ctx.report(node, f"{message} (may: the singular input is `{labels[0]}`, data whose gradient "
+                         "training does not usually take)", fix, may=True)
+        return True
     how = gradient_reaches(ctx, node)
     if how is not None:
         ctx.report(node, f"{message}; a gradient reaches it {how}", fix)

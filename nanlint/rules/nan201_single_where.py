@@ -270,7 +270,8 @@ class SingleWhere(Rule):
                            "gradient there is inf, and 0 * inf = NaN flows back through the where; "
                            "guard the input too (double where)")
                 report_in_gradient(ctx, call.node, message,
-                                   self.make_fix(ctx, call, cond, role, branch, resolved, sites), call.framework)
+                                   self.make_fix(ctx, call, cond, role, branch, resolved, sites), call.framework,
+                                   tuple(inp for _, inp in sites), resolved.scope)
                 break  # the hazard is in the gradient only: judged on its evidence
 
     @staticmethod
