@@ -280,9 +280,15 @@ def hazard(ctx: RuleContext, expr, scope: Scope, depth: int = 4) -> str | None:
             if call.op in (o.ACOS, o.ASIN) or not guarded(ctx, watched, scope):
                 return HAZARD_OPS[call.op]
             return None
-        if call.op in ARITHMETIC_OPS:
+        if call.op in ARITHMETIC_OPS or call.op == o.WHERE:  # a where: either branch's value
             for role in ("x", "y"):
                 found = hazard(ctx, call.value(role), scope, depth - 1)
+                if found:
+                    return found
+            return None
+        for r in ctx.values(expr, scope, shape=True):  # through layout ops: stack([h, l, s]), cat, view
+            if r.expr is not expr:
+                found = hazard(ctx, r.expr, r.scope, depth - 1)
                 if found:
                     return found
         return None
