@@ -12,7 +12,7 @@ from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
-from nanlint.rules._gradient_traps import follow, key
+from nanlint.rules._gradient_traps import key
 from nanlint.rules._roots import Cancellation, cancellation
 
 # the sinks where a negative variance is NaN or a sign flip: roots, logs, divisions, powers
@@ -70,16 +70,11 @@ class VarianceByCancellation(Rule):
     def _reaching(ctx: RuleContext, found: dict[int, Cancellation], sites):
         """The cancellations among the positive terms of each site's value (``var + eps``), through names."""
         for expr, scope in sites:
-            whole, _ = follow(ctx, expr, scope)
-            if id(whole) in found:
-                yield id(whole)
-                continue
-            for sign, term in terms(expr, ctx, scope):
-                if sign < 0:
-                    continue
-                inner, _ = follow(ctx, term, scope)
-                if id(inner) in found:
-                    yield id(inner)
+            hits = [id(r.expr) for r in ctx.values(expr, scope) if id(r.expr) in found]
+            if not hits:  # var + eps: each positive term, and every value reaching it (a branch)
+                hits = [id(r.expr) for sign, term in terms(expr, ctx, scope) if sign > 0
+                        for r in ctx.values(term, scope) if id(r.expr) in found]
+            yield from hits
 
     @staticmethod
     def make_fix(ctx: RuleContext, c: Cancellation) -> fixes.Fix:
