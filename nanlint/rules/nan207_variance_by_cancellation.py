@@ -41,7 +41,8 @@ class VarianceByCancellation(Rule):
                 found[id(call.node)] = c
         if not found:
             return
-        guards = [(c.x, c.scope) for c in ctx.calls(o.CLIP, o.MAXIMUM, o.RELU) if c.x is not None]
+        guards = [(c.value(role), c.scope) for c in ctx.calls(o.CLIP, o.MAXIMUM, o.RELU)
+                  for role in (("x", "y") if c.op == o.MAXIMUM else ("x",)) if c.value(role) is not None]
         clamped = set(self._reaching(ctx, found, guards))
         sunk: dict[int, str] = {}
         for call in ctx.calls(*_SINKS):
