@@ -153,6 +153,7 @@ def _vocabulary(sinks: frozenset[str], affine: bool):
         layout=last_names(frozenset({"shape"})),
         affine=last_names(frozenset({o.MATMUL, o.DENSE_LAYER})),
         prod=last_names(frozenset({o.PROD})),
+        squares=last_names(frozenset({o.SQUARE, o.POW})),
         affine_source=affine,
         products=affine,
     )

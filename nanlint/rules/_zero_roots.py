@@ -18,6 +18,7 @@ from nanlint.rules.base import Rule
 from nanlint.analysis.gates.syntax_sites import literal
 from nanlint.rules._gradient_traps import add_eps, is_difference, square_base, sum_of_squares
 from nanlint.rules._zero_fixes import far
+from nanlint.rules._roots import clamped_distance
 from nanlint.analysis.gates.sites import POW_HALF
 from nanlint.semantic.literals import number
 
@@ -71,10 +72,18 @@ class RootSinks(Rule):
                 continue
             if zero.strong and "product" in zero.what:
                 zero = replace(zero, weak="a product of scores: 0 only where a factor underflows")
+            if not zero.strong:
+                clamped = clamped_distance(ctx, x, scope)
+                if clamped is not None:  # the clamp does not make it 0: the points coinciding does
+                    zero = replace(zero, weak=None, what=f"{clamped} clamped at 0",
+                                   reason="it is exactly 0 where the points coincide (a point and itself)")
             where = origin_note(zero.value.ctx or ctx, zero.value)
             message = (f"{how} of {zero.what}{where}: {zero.why}, and the gradient of {how} at 0 is inf "
                        "(NaN once it meets the source's 0 gradient); add an epsilon under it")
-            yield node, message, self.make_fix(x, zero, isinstance(node, cst.BinaryOperation)), zero
+            # a power's base and a method's receiver need parentheses around ``x + eps``
+            wrap = isinstance(node, cst.BinaryOperation) or (
+                isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.value is x)
+            yield node, message, self.make_fix(x, zero, wrap), zero
 
     @staticmethod
     def _selected(ctx: RuleContext, zero: zeros.Zero) -> bool:

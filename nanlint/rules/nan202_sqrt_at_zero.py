@@ -19,7 +19,9 @@ from nanlint.rules._gradient_traps import (
     square_base,
     sum_of_squares,
 )
-from nanlint.rules._gradient_traps import follow, report_in_gradient
+from nanlint.rules._gradient_traps import add_eps, follow, report_in_gradient
+from nanlint.rules._roots import variance
+from nanlint.semantic.reach import origin_note
 from nanlint.analysis.gates.sites import POW_HALF
 
 
@@ -29,10 +31,10 @@ class SqrtAtZero(Rule):
     # (analysis/differentiated.py), in the may tier when nothing shows one does
     default = True
     name = "sqrt-at-zero"
-    summary = "sqrt of a sum of squares (a distance) or norm of a difference: inf/NaN gradient at 0"
+    summary = "sqrt of a sum of squares (a distance), of a variance, or norm of a difference: inf/NaN gradient at 0"
     fix = fixes.UNSAFE
     needs = ("sqrt", "norm", "**", "pow", "power")
-    triggers = (frozenset({o.SQRT, o.NORM, POW_HALF}),)
+    triggers = (frozenset({o.SQRT, o.RSQRT, o.NORM, POW_HALF}),)
 
     def check(self, ctx: RuleContext) -> None:
         seen: set[int] = set()
@@ -42,6 +44,9 @@ class SqrtAtZero(Rule):
             if found is None or id(node) in seen:
                 continue
             how, root, arg = found
+            if self.root_of_variance(ctx, root, arg, scope, how):
+                seen.add(id(node))
+                continue
             inner, inner_scope = follow(ctx, arg, scope)
             squares = sum_of_squares(ctx, inner, inner_scope)
             base = square_base(ctx, inner, inner_scope)
@@ -70,6 +75,45 @@ class SqrtAtZero(Rule):
                 fix = fixes.Fix(fixes.UNSAFE, "Write sqrt(sum(square(d), axis) + 1e-12)",
                                 [(norm.node, built[0])], built[1])
             report_in_gradient(ctx, norm.node, message, fix, norm.framework)
+        for call in ctx.calls(o.RSQRT):
+            if call.x is not None:
+                self.rsqrt_at_zero(ctx, call)
+
+    @staticmethod
+    def root_of_variance(ctx: RuleContext, root, arg, scope, how: str) -> bool:
+        """``sqrt(var)`` with no epsilon under the root: a variance is exactly 0 on a constant
+        row, where the gradient of sqrt is inf (NaN after the chain rule's 0)."""
+        what = variance(ctx, arg, scope)
+        if what is None:
+            return False
+        where = origin_note(ctx, ctx.resolve(arg, scope))
+        message = (f"sqrt of {what}{where} with no epsilon under the root: a variance is exactly 0 on a "
+                   "constant row, and the gradient of sqrt at 0 is inf: 0 * inf = NaN even when an "
+                   "epsilon is added after the root; add it under the sqrt")
+        fix = fixes.Fix(fixes.UNSAFE, "Add 1e-12 under the sqrt", [(root, sqrt_plus_eps(ctx, how, root, arg))])
+        report_in_gradient(ctx, root, message, fix, _framework(ctx, root, scope, None))
+        return True
+
+    def rsqrt_at_zero(self, ctx: RuleContext, call) -> None:
+        """``rsqrt(s)`` of a variance or of a sum of squares that can be 0: inf there (a clamp
+        of the result keeps the value finite, not the gradient)."""
+        arg, scope = call.x, call.scope
+        what = variance(ctx, arg, scope)
+        if what is None:
+            inner, inner_scope = follow(ctx, arg, scope)
+            squares = sum_of_squares(ctx, inner, inner_scope)
+            if squares is None:
+                return
+            why = self.zero_because(ctx, inner, inner_scope, squares, None)
+            if why is None:
+                return
+            what = f"a sum of squares of {why}"
+        where = origin_note(ctx, ctx.resolve(arg, scope))
+        message = (f"rsqrt of {what}{where} with no epsilon inside: it is inf where that is 0 (a constant "
+                   "row, a zero vector), and so is its gradient; a clamp of the result does not repair "
+                   "the gradient; write rsqrt(s + eps)")
+        fix = fixes.Fix(fixes.UNSAFE, "Add 1e-12 inside the rsqrt", [(arg, add_eps(arg))])
+        ctx.report(call.node, message, fix)
 
 
     @staticmethod

@@ -36,6 +36,9 @@ class Vocabulary:
     layout: frozenset[str]  # reshape, cat, gather, casts: the value passes through
     affine: frozenset[str]  # matmul, Dense: a logit; NAN107's source with ``affine_source``
     prod: frozenset[str] = frozenset()  # prod, reduce_prod, cumprod: a product over an axis (of probabilities)
+    # square, pow: with ``reductions``, a clamp at 0 of a sum of squared differences (0 where
+    # the points coincide: NAN206's strong case, rules/_roots.clamped_distance)
+    squares: frozenset[str] = frozenset()
     affine_source: bool = False  # an affine output is a source (a log of it is negative)
     products: bool = False  # a product with a source is one
 
@@ -360,6 +363,8 @@ class Search:
             op = type(n.op)
             if op is ast.MatMult or (op is ast.Sub and literal(n.right) is None):  # type: ignore[arg-type]
                 return True
+            if op in (ast.Pow, ast.Mult):  # (a - b) ** 2, d * d: a squared difference
+                self._push(n.left, INDEFINITE)
             if op in (ast.Add, ast.Sub):
                 self._push(n.left, INDEFINITE)
                 self._push(n.right, INDEFINITE)
@@ -372,6 +377,9 @@ class Search:
             receiver = n.func.value if type(n.func) is ast.Attribute else None
             if name in self.v.layout:
                 for a in [*n.args, receiver]:
+                    self._push(a, INDEFINITE, False)
+            elif self.v.squares and (name in self.v.squares or name in self.v.reductions):
+                for a in [*n.args[:1], receiver]:  # sum(square(a - b)): a sum of squared differences
                     self._push(a, INDEFINITE, False)
             elif name in self.b.imported:
                 return self._elsewhere(name, INDEFINITE, called=True)

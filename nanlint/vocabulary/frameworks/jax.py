@@ -160,6 +160,7 @@ FRAMEWORK = Framework(
         o.LOG1P: ("jax.numpy.log1p",),
         o.CLIP: ("jax.numpy.clip",),
         o.SUM: ("jax.numpy.sum",),
+        o.VARIANCE: ("jax.numpy.var",),
         o.MAXIMUM: ("jax.numpy.maximum",),
     },
     import_aliases={"jax": None, "jax.numpy": "jnp"},

@@ -186,6 +186,7 @@ FRAMEWORK = Framework(
         o.LOG1P: _ops("log1p"),
         o.CLIP: _ops("clip"),
         o.SUM: _ops("sum"),
+        o.VARIANCE: _ops("var"),
         o.MAXIMUM: _ops("maximum"),
         o.DIVIDE_NO_NAN: _ops("divide_no_nan"),
         o.L2_NORMALIZE: _ops("normalize"),

@@ -216,6 +216,7 @@ FRAMEWORK = Framework(
         o.LOG1P: _all_prefixes("math.log1p") + ("tensorflow.compat.v1.log1p",),  # no tf.log1p in TF2
         o.CLIP: _all_prefixes("clip_by_value"),
         o.SUM: _all_prefixes("math.reduce_sum", "reduce_sum"),
+        o.VARIANCE: _all_prefixes("math.reduce_variance"),
         o.MAXIMUM: _all_prefixes("math.maximum", "maximum"),
         o.L2_NORMALIZE: _all_prefixes("math.l2_normalize", "nn.l2_normalize"),
         o.DIVIDE_NO_NAN: _all_prefixes("math.divide_no_nan"),

@@ -196,6 +196,7 @@ FRAMEWORK = Framework(
         o.LOG1P: ("torch.log1p", "torch.special.log1p"),
         o.CLIP: ("torch.clamp", "torch.clip"),
         o.SUM: ("torch.sum",),
+        o.VARIANCE: ("torch.var",),
         o.MAXIMUM: ("torch.maximum",),
         o.L2_NORMALIZE: ("torch.nn.functional.normalize",),
         o.CROSS_ENTROPY: ("torch.nn.functional.cross_entropy",),

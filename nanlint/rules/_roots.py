@@ -1,0 +1,110 @@
+"""Shared detection of issue 24's roots and variances: a variance under a root (NAN202), a
+clamp at 0 of a sum of squared differences under a root (NAN206, and so not NAN110's), and
+the variance by cancellation ``mean(x * x) - mean(x) ** 2`` (NAN207)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from nanlint.analysis.guards import constant
+from nanlint.semantic.context import OpCall
+from nanlint.vocabulary import ops as o
+from nanlint.rules.context import RuleContext
+from nanlint.semantic.resolve import Scope
+from nanlint.rules._gradient_traps import binop, follow, is_difference, is_op, key, square_base, sum_of_squares
+
+
+def variance(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> str | None:
+    """What ``expr`` is when it is a variance over an axis (exactly 0 on a constant row): the
+    framework's variance op (``x.var()``, ``tf.math.reduce_variance``, ``jnp.var``), or a
+    hand-written mean of squared deviations from the mean, ``((x - x.mean()) ** 2).mean()``,
+    ``mean(square(x - mu))`` with ``mu = mean(x)``; None otherwise."""
+    expr, scope = follow(ctx, expr, scope)
+    call = ctx.op_call(expr, scope)
+    if call is None or call.x is None:
+        return None
+    if call.op == o.VARIANCE:
+        return "a variance"
+    if call.op != o.MEAN:
+        return None
+    inner, s = follow(ctx, call.x, scope)
+    base = square_base(ctx, inner, s)
+    if base is None:
+        return None
+    base, s = follow(ctx, base, s)
+    d = binop(ctx.arithmetic(base, s), cst.Subtract)
+    if d is None:
+        return None
+    mu, mu_scope = follow(ctx, d.right, s)
+    mean = is_op(ctx, mu, mu_scope, o.MEAN)
+    if mean is None or key(ctx, mean.x) != key(ctx, d.left):
+        return None  # a mean squared error: the two sides are not a value and its mean
+    return "a mean of squared deviations (a variance)"
+
+
+def clamped_distance(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> str | None:
+    """When ``expr`` is a clamp at 0 (``clamp(min=0)``, ``maximum(d2, 0)``) of a sum of
+    squared differences, which is exactly 0 for coinciding points whatever the clamp does:
+    what it clamps; None otherwise."""
+    expr, scope = follow(ctx, expr, scope)
+    call = is_op(ctx, expr, scope, o.CLIP, o.MAXIMUM)
+    if call is None:
+        return None
+    clamped = None
+    if call.op == o.CLIP and constant(ctx, call.value("lo"), scope) == 0.0:
+        clamped = call.x
+    elif call.op == o.MAXIMUM:
+        for zero, other in (("x", "y"), ("y", "x")):
+            if constant(ctx, call.value(zero), scope) == 0.0:
+                clamped = call.value(other)
+    if clamped is None:
+        return None
+    inner, s = follow(ctx, clamped, scope)
+    squares = sum_of_squares(ctx, inner, s)
+    if squares is not None and squares[1] is not None and is_difference(ctx, squares[1], s):
+        return "a sum of squared differences"
+    return None
+
+
+@dataclass
+class Cancellation:
+    """``mean(x * x) - mean(x) ** 2``: the difference, ``x``, and the two means."""
+
+    node: cst.BaseExpression
+    scope: Scope
+    x: cst.BaseExpression
+    second: OpCall  # mean(x * x)
+    first: OpCall  # mean(x)
+
+
+def _mean_of(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope, squared_inside: bool):
+    """(base, mean call) of ``mean(b * b)`` (``squared_inside``) or of ``mean(b) ** 2``."""
+    expr, scope = follow(ctx, expr, scope)
+    if squared_inside:
+        call = is_op(ctx, expr, scope, o.MEAN)
+        if call is None or call.x is None:
+            return None
+        inner, s = follow(ctx, call.x, scope)
+        base = square_base(ctx, inner, s)
+        return (base, call) if base is not None else None
+    base = square_base(ctx, expr, scope)
+    if base is None:
+        return None
+    inner, s = follow(ctx, base, scope)
+    call = is_op(ctx, inner, s, o.MEAN)
+    return (call.x, call) if call is not None and call.x is not None else None
+
+
+def cancellation(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> Cancellation | None:
+    """``E[x^2] - E[x]^2`` written as such: ``mean(x * x) - mean(x) ** 2``,
+    ``mean(square(x)) - square(mean(x))``, ``x.pow(2).mean() - x.mean().pow(2)``, through names."""
+    d = binop(ctx.arithmetic(expr, scope), cst.Subtract)
+    if d is None:
+        return None
+    second = _mean_of(ctx, d.left, scope, True)
+    first = _mean_of(ctx, d.right, scope, False) if second is not None else None
+    if first is None or key(ctx, second[0]) != key(ctx, first[0]):
+        return None
+    return Cancellation(expr, scope, first[0], second[1], first[1])

@@ -1,0 +1,408 @@
+"""Issue 24's roots at 0 and variances by cancellation: NAN202 on the root of a variance
+(``sqrt`` on the gradient evidence, ``rsqrt`` by default), NAN206 on a clamp at 0 of a sum of
+squared differences under a root (strong, no longer NAN110's), NAN207 on
+``mean(x * x) - mean(x) ** 2``; their silent guarded forms, the may tier, the fixes, and the
+numbers the messages and pages state, measured in the real frameworks (float32)."""
+
+import numpy as np
+import pytest
+
+from conftest import lint, fix
+
+
+def _codes(source, may=False):
+    return [(f.code, f.may) if may else f.code for f in lint(source, may=may)]
+
+
+# --- NAN202: the root of a variance -------------------------------------------------------------
+LAYER_NORM = """\
+    import torch
+    from torch import nn
+
+    class LayerNorm(nn.Module):
+        def forward(self, x):
+            mean = x.mean(-1, keepdim=True)
+            var = ((x - mean) ** 2).mean(-1, keepdim=True)
+            std = var.sqrt()
+            return (x - mean) / (std + 1e-5)
+"""
+
+
+def test_a_layer_norm_with_the_epsilon_outside_the_root_is_flagged_and_fixed():
+    [f] = lint(LAYER_NORM)
+    assert f.code == "NAN202" and not f.may and f.fix_applicability == "unsafe"
+    assert "variance" in f.message and "`var` is assigned on line 7" in f.message
+    assert "LayerNorm.forward" in f.message
+    assert "std = (var + 1e-12).sqrt()" in fix(LAYER_NORM)
+    assert lint(fix(LAYER_NORM)) == []
+
+
+@pytest.mark.parametrize("source", [
+    """\
+    import torch
+    from torch import nn
+
+    class LN(nn.Module):
+        def forward(self, x):
+            std = x.var(-1, unbiased=False, keepdim=True).sqrt()
+            return (x - x.mean(-1, keepdim=True)) / (std + 1e-5)
+    """,
+    """\
+    import jax
+    import jax.numpy as jnp
+
+    def spread(x):
+        return jnp.sum(jnp.sqrt(jnp.var(x, axis=-1)))
+
+    grads = jax.grad(spread)(x)
+    """,
+    """\
+    import tensorflow as tf
+
+    with tf.GradientTape() as tape:
+        mu = tf.reduce_mean(x, axis=-1, keepdims=True)
+        loss = tf.reduce_sum(tf.sqrt(tf.reduce_mean(tf.square(x - mu), axis=-1)))
+    """,
+    """\
+    import keras
+    from keras import ops
+
+    class Norm(keras.layers.Layer):
+        def call(self, x):
+            return x / (ops.sqrt(ops.var(x, axis=-1, keepdims=True)) + 1e-5)
+    """,
+])
+def test_the_root_of_a_variance_op_or_a_hand_written_one_is_flagged(source):
+    assert _codes(source) == ["NAN202"]
+
+
+def test_with_no_gradient_in_sight_the_root_of_a_variance_is_the_may_tier():
+    source = """\
+        import torch
+
+        def std(x):
+            return x.var(0).sqrt()
+    """
+    assert _codes(source) == []
+    assert _codes(source, may=True) == [("NAN202", True)]
+
+
+@pytest.mark.parametrize("source", [
+    # the epsilon under the root, a floor before it
+    """\
+    import torch
+    from torch import nn
+
+    class LN(nn.Module):
+        def forward(self, x):
+            mean = x.mean(-1, keepdim=True)
+            var = ((x - mean) ** 2).mean(-1, keepdim=True)
+            return (x - mean) / torch.sqrt(var + 1e-5)
+    """,
+    """\
+    import torch
+    from torch import nn
+
+    class LN(nn.Module):
+        def forward(self, x):
+            var = x.var(-1, keepdim=True)
+            return x * torch.rsqrt(torch.clamp(var, min=1e-5))
+    """,
+    """\
+    import jax
+    import jax.numpy as jnp
+
+    def f(x):
+        return jnp.sum(jax.lax.rsqrt(jnp.maximum(jnp.var(x, axis=-1), 1e-6)))
+
+    jax.grad(f)(x)
+    """,
+    # a root of data named variance, a mean squared error: no variance op, not x and its mean
+    """\
+    import tensorflow as tf
+
+    def scale(variance):
+        return tf.sqrt(variance)
+    """,
+    """\
+    import torch
+    from torch import nn
+
+    class RMSE(nn.Module):
+        def forward(self, a, b):
+            return torch.sqrt(((a - b) ** 2).mean())
+    """,
+])
+def test_guarded_roots_of_a_variance_and_non_variances_are_silent(source):
+    assert _codes(source, may=True) == []
+
+
+RSQRT = """\
+    import torch
+
+    def whiten(x):
+        var = x.var(-1, unbiased=False, keepdim=True)
+        return (x - x.mean(-1, keepdim=True)) * torch.rsqrt(var).clamp(max=1e4)
+"""
+
+
+def test_rsqrt_of_a_variance_is_flagged_by_default_even_when_clamped_afterwards():
+    [f] = lint(RSQRT)
+    assert f.code == "NAN202" and not f.may and "a clamp of the result does not repair" in f.message
+    fixed = fix(RSQRT)
+    assert "torch.rsqrt(var + 1e-12).clamp(max=1e4)" in fixed and lint(fixed) == []
+
+
+def test_rsqrt_of_a_sum_of_squared_differences_is_flagged_and_of_an_embedding_is_not():
+    assert _codes("""\
+        import jax.numpy as jnp
+        from jax import lax
+
+        def inverse_distance(a, b):
+            return lax.rsqrt(jnp.sum(jnp.square(a - b), axis=-1))
+    """) == ["NAN202"]
+    assert _codes("""\
+        import torch
+
+        def normalize(w):
+            return w * torch.rsqrt((w ** 2).sum(-1, keepdim=True))
+    """, may=True) == []
+    assert _codes("""\
+        import torch
+
+        def normalize(a, b):
+            return torch.rsqrt(((a - b) ** 2).sum(-1) + 1e-12)
+    """, may=True) == []
+
+
+def test_the_layer_norm_gradient_is_nan_and_the_fix_finite_as_the_page_says():
+    import torch
+    import jax
+    import jax.numpy as jnp
+    import tensorflow as tf
+
+    def ln(x, eps_inside):
+        mean = x.mean(-1, keepdim=True)
+        var = ((x - mean) ** 2).mean(-1, keepdim=True)
+        return (x - mean) / ((var + eps_inside).sqrt() + 1e-5)
+
+    for eps_inside, finite in ((0.0, False), (1e-12, True)):
+        x = torch.full((1, 4), 3.0, requires_grad=True)
+        y = ln(x, eps_inside)
+        (y ** 2).sum().backward()
+        assert (y == 0).all() and bool(torch.isfinite(x.grad).all()) is finite
+    g = jax.grad(lambda v: jnp.sum((v - v.mean(-1, keepdims=True)) / (jnp.sqrt(jnp.var(v, -1, keepdims=True)) + 1e-5)))
+    assert np.isnan(np.asarray(g(jnp.full((1, 4), 3.0)))).all()
+    c = tf.fill((1, 4), 3.0)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(c)
+        y = (c - tf.reduce_mean(c, -1, keepdims=True)) / (tf.sqrt(tf.math.reduce_variance(c, -1, keepdims=True)) + 1e-5)
+        spread = tf.reduce_sum(tf.sqrt(tf.math.reduce_variance(c, -1)))
+    assert (tape.gradient(y, c).numpy() == 0).all()  # TF: a 0 upstream gradient stays 0
+    assert np.isnan(tape.gradient(spread, c).numpy()).all()
+    v = torch.zeros(4, requires_grad=True)
+    r = torch.rsqrt((v ** 2).sum()).clamp(max=1e4)
+    r.backward()
+    assert r.item() == 1e4 and torch.isnan(v.grad).all()
+
+
+# --- NAN206: a clamp at 0 of a squared distance -------------------------------------------------
+CLAMPED = """\
+    import torch
+
+    def pairwise(a, b):
+        return ((a[:, None] - b[None]) ** 2).sum(-1).clamp(min=0).sqrt()
+"""
+
+
+def test_a_clamp_at_0_of_a_sum_of_squared_differences_is_strong_evidence():
+    [f] = lint(CLAMPED, select={"NAN110", "NAN202", "NAN206"}, may=True)  # NAN110 no longer has it
+    assert f.code == "NAN206" and not f.may
+    assert "a sum of squared differences clamped at 0" in f.message and "where the points coincide" in f.message
+    fixed = fix(CLAMPED)
+    assert "(((a[:, None] - b[None]) ** 2).sum(-1).clamp(min=0) + 1e-12).sqrt()" in fixed
+    assert lint(fixed, may=True) == []
+
+
+@pytest.mark.parametrize("source", [
+    """\
+    import jax.numpy as jnp
+
+    def d(a, b):
+        return jnp.sqrt(jnp.maximum(jnp.sum((a - b) ** 2, axis=-1), 0.0))
+    """,
+    """\
+    import tensorflow as tf
+
+    def d(a, b):
+        d2 = tf.reduce_sum(tf.square(a - b), axis=-1)
+        return tf.sqrt(tf.maximum(d2, 0.0))
+    """,
+])
+def test_the_clamped_distance_in_jax_and_tensorflow(source):
+    assert _codes(source, may=True) == [("NAN206", False)]
+
+
+def test_a_clamp_at_a_floor_is_silent_and_a_clamp_of_other_values_stays_weak():
+    assert _codes("""\
+        import torch
+
+        def pairwise(a, b):
+            return ((a - b) ** 2).sum(-1).clamp(min=1e-12).sqrt()
+    """, may=True) == []
+    weak = lint("""\
+        import torch
+
+        def scale(v):
+            return v.clamp(min=0).sqrt()
+    """, select={"NAN110", "NAN206"}, may=True)
+    assert [f.code for f in weak] == ["NAN110"] and "weak evidence: a defensive clamp" in weak[0].message
+
+
+def test_the_clamp_passes_the_nan_gradient_in_every_framework():
+    import torch
+    import jax
+    import jax.numpy as jnp
+    import tensorflow as tf
+
+    a = torch.tensor([[1.0, 2.0]], requires_grad=True)
+    ((a - torch.tensor([[1.0, 2.0]])) ** 2).sum(-1).clamp(min=0).sqrt().sum().backward()
+    assert torch.isnan(a.grad).all()
+    for clamp in (lambda s: jnp.maximum(s, 0.0), lambda s: jnp.clip(s, 0.0)):
+        g = jax.grad(lambda v: jnp.sum(jnp.sqrt(clamp(jnp.sum((v - 1.0) ** 2, -1)))))(jnp.ones((1, 2)))
+        assert np.isnan(np.asarray(g)).all()
+    v = tf.ones((1, 2))
+    with tf.GradientTape() as tape:
+        tape.watch(v)
+        s = tf.reduce_sum(tf.sqrt(tf.maximum(tf.reduce_sum(tf.square(v - 1.0), -1), 0.0)))
+    assert np.isnan(tape.gradient(s, v).numpy()).all()
+
+
+# --- NAN207: the variance by cancellation -------------------------------------------------------
+@pytest.mark.parametrize("source,fixed", [
+    ("""\
+    import torch
+    from torch import nn
+
+    class BN(nn.Module):
+        def forward(self, x):
+            mean = x.mean(0)
+            var = (x * x).mean(0) - mean ** 2
+            return (x - mean) * torch.rsqrt(var + 1e-5)
+    """, "var = torch.var(x, 0, correction=0)"),
+    ("""\
+    import torch
+
+    def g(x):
+        var = x.pow(2).mean(-1, keepdim=True) - x.mean(-1, keepdim=True).pow(2)
+        return (var + 1e-5).sqrt()
+    """, "var = torch.var(x, -1, keepdim=True, correction=0)"),
+    ("""\
+    import tensorflow as tf
+
+    def ln(x):
+        m = tf.reduce_mean(x, axis=-1, keepdims=True)
+        v = tf.reduce_mean(tf.square(x), axis=-1, keepdims=True) - tf.square(m)
+        return (x - m) * tf.math.rsqrt(v + 1e-5)
+    """, "v = tf.math.reduce_variance(x, axis=-1, keepdims=True)"),
+    ("""\
+    import jax.numpy as jnp
+
+    def lv(x):
+        return jnp.log(jnp.mean(x * x, axis=0) - jnp.mean(x, axis=0) ** 2)
+    """, "jnp.log(jnp.var(x, axis=0, correction=0))"),
+    ("""\
+    import jax
+    import jax.numpy as jnp
+
+    def norm(x, fast, eps):
+        mean = jnp.mean(x, axis=-1, keepdims=True)
+        if fast:
+            m2 = jnp.mean(jnp.square(x), axis=-1, keepdims=True)
+            variance = m2 - jnp.square(mean)
+        else:
+            variance = jnp.var(x, axis=-1, keepdims=True)
+        return (x - mean) * jax.lax.rsqrt(variance + eps)
+    """, "variance = jnp.var(x, axis=-1, keepdims=True, correction=0)"),
+])
+def test_a_cancellation_feeding_a_root_log_or_division_is_flagged_and_fixed(source, fixed):
+    found = lint(source)
+    assert [f.code for f in found] == ["NAN207"] and found[0].fix_applicability == "unsafe"
+    assert "it feeds is NaN there" in found[0].message
+    out = fix(source)
+    assert fixed in out and "NAN207" not in [f.code for f in lint(out, may=True)]
+
+
+def test_a_cancellation_feeding_nothing_is_the_may_tier():
+    source = """\
+        import torch
+
+        def batch_var(x):
+            return (x * x).mean() - x.mean() ** 2
+    """
+    assert _codes(source) == []
+    assert _codes(source, may=True) == [("NAN207", True)]
+
+
+@pytest.mark.parametrize("source", [
+    """\
+    import torch
+
+    def ln(x):
+        mean = x.mean(-1, keepdim=True)
+        var = ((x - mean) ** 2).mean(-1, keepdim=True)
+        return (x - mean) * torch.rsqrt(var + 1e-5)
+    """,
+    """\
+    import jax.numpy as jnp
+    from jax import lax
+
+    def ln(x):
+        mean = jnp.mean(x, axis=-1, keepdims=True)
+        var = jnp.maximum(0.0, jnp.mean(x * x, axis=-1, keepdims=True) - mean ** 2)
+        return (x - mean) * lax.rsqrt(var + 1e-6)
+    """,
+    """\
+    import torch
+
+    def gap(x, y):
+        return torch.sqrt((x * x).mean() - y.mean() ** 2 + 1e-5)
+    """,
+])
+def test_the_two_pass_form_a_clamp_and_different_values_are_silent(source):
+    assert "NAN207" not in [f.code for f in lint(source, may=True)]
+
+
+def test_the_cancellation_is_negative_in_float32_as_the_message_says():
+    """The message's numbers: x = 1e4 + 0.01 * noise (8 rows of 64, seed 0): torch's
+    E[x^2] - E[x]^2 reaches -24 where the true variance is 8.3e-5; negative in TF and JAX too,
+    and rsqrt(var + 1e-5) NaN in all three; the two-pass variance is within 5% (JAX's,
+    1.8% off on one row: its float32 mean)."""
+    import torch
+    import tensorflow as tf
+    import jax
+    import jax.numpy as jnp
+
+    x = (1e4 + np.random.default_rng(0).standard_normal((8, 64)) * 1e-2).astype(np.float32)
+    true = x.astype(np.float64).var(-1)
+    assert abs(true.min() - 8.3e-5) < 1e-6
+    t = torch.tensor(x)
+    v = (t * t).mean(-1) - t.mean(-1) ** 2
+    assert v.min().item() == -24.0 and torch.isnan(torch.rsqrt(v + 1e-5)).any()
+    assert np.allclose(t.var(-1, correction=0).numpy(), true, rtol=5e-2)
+    tt = tf.constant(x)
+    vt = tf.reduce_mean(tt * tt, -1) - tf.square(tf.reduce_mean(tt, -1))
+    assert tf.reduce_min(vt).numpy() < 0 and np.isnan(tf.math.rsqrt(vt + 1e-5).numpy()).any()
+    assert np.allclose(tf.math.reduce_variance(tt, -1).numpy(), true, rtol=5e-2)
+    j = jnp.asarray(x)
+    vj = jnp.mean(j * j, -1) - jnp.mean(j, -1) ** 2
+    assert float(vj.min()) < 0 and np.isnan(np.asarray(jax.lax.rsqrt(vj + 1e-5))).any()
+    assert np.allclose(np.asarray(jnp.var(j, -1, correction=0)), true, rtol=5e-2)
+    [f] = lint("""\
+        import torch
+
+        def bn(x):
+            var = (x * x).mean(0) - x.mean(0) ** 2
+            return torch.rsqrt(var + 1e-5)
+    """)
+    assert "measured -24 for x = 1e4 + 0.01 * noise, true 8e-5" in f.message
