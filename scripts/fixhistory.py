@@ -7,6 +7,7 @@ is flagged (recall) and on how many the fixed line is flagged (it should be none
 
     python scripts/fixhistory.py              # the tables, then every site with its findings
     python scripts/fixhistory.py --markdown   # just the tables (markdown)
+    python scripts/fixhistory.py --update     # set each record's "flagged" to what the rules do now
 """
 
 from __future__ import annotations
@@ -45,12 +46,14 @@ def codes_on(linter: Linter, path: Path, lines: list[int]) -> list[str]:
 
 def lint_sites(sites: list[dict]) -> list[dict]:
     linter = Linter([r for r in all_rules() if r.default])
+    may = Linter([r for r in all_rules() if r.default or r.may_tier], {"may": True})
     rows = []
     for site in sites:
         folder = HERE / "sites" / site["id"]
         rows.append({
             "site": site,
             "parent": codes_on(linter, folder / "before.py", site["parent_lines"]),
+            "may": codes_on(may, folder / "before.py", site["parent_lines"]),
             "fixed": codes_on(linter, folder / "after.py", site["fixed_lines"]),
         })
     return rows
@@ -65,17 +68,19 @@ def table(rows: list[dict], key: str, title: str) -> list[str]:
     for row in rows:
         value = row["site"][key]
         groups[FRAMEWORKS.get(value, value) if key == "framework" else value].append(row)
-    out = [f"| {title} | sites | parent flagged | recall | fixed flagged |",
-           "| --- | ---: | ---: | ---: | ---: |"]
+    out = [f"| {title} | sites | parent flagged | recall | with --may | fixed flagged |",
+           "| --- | ---: | ---: | ---: | ---: | ---: |"]
     for name in sorted(groups):
-        group = groups[name]
-        hit = sum(1 for r in group if r["parent"])
-        loud = sum(1 for r in group if r["fixed"])
-        out.append(f"| {name} | {len(group)} | {hit} | {pct(hit, len(group))} | {loud} |")
-    hit = sum(1 for r in rows if r["parent"])
-    loud = sum(1 for r in rows if r["fixed"])
-    out.append(f"| **all** | **{len(rows)}** | **{hit}** | **{pct(hit, len(rows))}** | **{loud}** |")
+        out.append("| " + " | ".join([name, *_counts(groups[name])]) + " |")
+    out.append("| " + " | ".join(f"**{c}**" for c in ["all", *_counts(rows)]) + " |")
     return out
+
+
+def _counts(group: list[dict]) -> list[str]:
+    hit = sum(1 for r in group if r["parent"])
+    may = sum(1 for r in group if r["may"])
+    loud = sum(1 for r in group if r["fixed"])
+    return [str(len(group)), str(hit), pct(hit, len(group)), f"{may} ({pct(may, len(group))})", str(loud)]
 
 
 def report(rows: list[dict]) -> str:
@@ -90,16 +95,25 @@ def details(rows: list[dict]) -> str:
     for row in rows:
         s = row["site"]
         parent = ", ".join(row["parent"]) or "-"
+        may = ", ".join(c for c in row["may"] if c not in row["parent"]) or "-"
         fixed = ", ".join(row["fixed"]) or "-"
-        lines.append(f"{s['id']:<55} {s['class']:<24} parent: {parent:<16} fixed: {fixed}")
+        lines.append(f"{s['id']:<55} {s['class']:<24} parent: {parent:<16} --may adds: {may:<16} fixed: {fixed}")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", action="store_true", help="print only the markdown tables")
+    parser.add_argument("--update", action="store_true", help='set each record\'s "flagged" to what the rules do now')
     args = parser.parse_args(argv)
     rows = lint_sites(load_sites())
+    if args.update:
+        flagged = {r["site"]["id"]: bool(r["parent"]) for r in rows}
+        for path in sorted(HERE.glob("*.json")):
+            records = json.loads(path.read_text())
+            for record in records:
+                record["flagged"] = flagged[record["id"]]
+            path.write_text(json.dumps(records, indent=2) + "\n")
     print(report(rows))
     if not args.markdown:
         print()
