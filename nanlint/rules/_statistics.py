@@ -215,7 +215,7 @@ def count_of(ctx: RuleContext, den: cst.BaseExpression, scope: Scope,
         return None  # Python numbers: 1 / 0 raises ZeroDivisionError, no NaN
     shown = f"`{_short(ctx, e)}`"
     why = f"it is 0 when {how} `{_short(ctx, e.left, 30)}` is 1 (a window of one element): x / 0 is inf (0/0 = NaN)"
-    return Statistic("count", shown, r, why, "divide by max(n - 1, 1)", weak=how == "the count",
+    return Statistic("count", shown, r, why, "divide by max(n - 1, 1)", weak=how in ("the count", "the dimension"),
                      count=e.left, framework=framework)
 
 
@@ -227,18 +227,28 @@ def _count(ctx: RuleContext, n: cst.BaseExpression, s: Scope) -> tuple[str, o.Fr
         e = r.expr
         if isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value == "len":
             return "the length", None
-        if isinstance(e, cst.Subscript):
-            v = e.value
+        if isinstance(e, cst.Subscript) and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Index):
+            v, axis = e.value, _axis(e.slice[0].slice.value)
             if isinstance(v, cst.Attribute) and v.attr.value == "shape":
-                return "the size", None
+                return _size(axis), None
             call = ctx.op_call(v, r.scope) if isinstance(v, cst.Call) else None
             if isinstance(v, cst.Call) and _last(v.func) == "shape":
-                return "the size", call.framework if call is not None else None
+                return _size(axis), call.framework if call is not None else None
         if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute) and e.func.attr.value in _SHAPE_METHODS:
-            return "the size", None
+            return _size(_axis(e.args[0].value) if e.args else 0), None
     if isinstance(n, (cst.Name, cst.Attribute)) and _COUNT.match(_last(n)):
         return "the count", None
     return None
+
+
+def _axis(expr: cst.BaseExpression) -> int | None:
+    return int(expr.value) if isinstance(expr, cst.Integer) else None
+
+
+def _size(axis: int | None) -> str:
+    """The batch (or window) size, axis 0, is one element often; another axis is a model's width:
+    a configuration (the may tier)."""
+    return "the size" if axis == 0 else "the dimension"
 
 
 def _tensor(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope, depth: int = 2) -> bool:
