@@ -265,3 +265,27 @@ def test_a_statistic_from_another_module_is_display_only(tmp_path):
     found = Linter([find("NAN111")], {"may": True}).lint_source(main.read_bytes(), str(main)).findings
     [f] = found
     assert f.fix_applicability == "display-only" and "stats.py" in f.message
+
+
+@pytest.mark.parametrize("source", [
+    # a ratio of spreads: one tensor rescaled to another's (classifier-free guidance rescale)
+    """\
+        import torch
+        def rescale(noise_cfg, noise_pred_text):
+            std_text = noise_pred_text.std(dim=list(range(1, noise_pred_text.ndim)), keepdim=True)
+            std_cfg = noise_cfg.std(dim=list(range(1, noise_cfg.ndim)), keepdim=True)
+            return noise_cfg * (std_text / std_cfg)
+    """,
+    # a whole sample's statistic (several axes at once)
+    """\
+        import torch
+        def normalize(source):
+            mean = source.mean(dim=(1, 2, 3), keepdim=True)
+            std = source.std(dim=(1, 2, 3), keepdim=True)
+            return (source - mean) / std
+    """,
+])
+def test_a_ratio_of_spreads_or_a_whole_samples_statistic_is_the_may_tier(source):
+    assert nan111(source) == []
+    [f] = nan111(source, may=True)
+    assert f.may

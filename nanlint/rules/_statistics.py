@@ -80,9 +80,27 @@ def statistic_of(ctx: RuleContext, den: cst.BaseExpression, scope: Scope,
         return stat
     if _drawn_or_parameter(owner, x, r.scope):
         stat.silent = True
-    elif not (_scales_itself(ctx, num, scope, owner, x, r.scope) or _named_data(owner, x, r.scope)):
+    elif _named_data(owner, x, r.scope):
+        pass
+    elif not _scales_itself(ctx, num, scope, owner, x, r.scope) or _ratio(ctx, num, scope) \
+            or _whole_sample(owner, node, r.scope):
         stat.weak = True
     return stat
+
+
+def _ratio(ctx: RuleContext, num: cst.BaseExpression | None, scope: Scope) -> bool:
+    """The numerator is a statistic too: a ratio of spreads (``std_text / std_cfg``, an SNR of
+    variances) rescales one tensor to another's spread, of tensors rarely constant."""
+    return num is not None and any(_stat(r.ctx or ctx, r.expr, r.scope) is not None
+                                   for r in ctx.values(num, scope, shape=True))
+
+
+def _whole_sample(ctx: RuleContext, node: cst.CSTNode, s: Scope) -> bool:
+    """A statistic over several axes at once (``dim=(1, 2, 3)``: a whole image or latent): 0 only
+    for a constant sample, unlike a batch or time axis."""
+    call = ctx.op_call(node, s)
+    axis = call.value("axis") if call is not None else None
+    return isinstance(axis, (cst.Tuple, cst.List)) and len(axis.elements) >= 2
 
 
 def _stat(ctx: RuleContext, e: cst.BaseExpression, s: Scope, depth: int = 2):
