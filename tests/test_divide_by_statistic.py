@@ -122,6 +122,11 @@ def test_jax_std_gradient_at_equal_values_is_nan_even_with_the_epsilon():
      """, "`jnp.std(rewards)`"),
     ("""\
         import jax.numpy as jnp
+        def z_score_fitness(fitness):
+            return (fitness - jnp.mean(fitness)) / jnp.std(1e-05 + fitness)
+     """, "`jnp.std(1e-05 + fitness)`"),  # evosax 0.0.9: the epsilon inside the std
+    ("""\
+        import jax.numpy as jnp
         def standardize(x):
             mu = jnp.mean(x)
             var = jnp.mean((x - jnp.mean(x)) ** 2)

@@ -199,6 +199,10 @@ def _scales_itself(ctx: RuleContext, num: cst.BaseExpression | None, scope: Scop
     if num is None or owner is not ctx:
         return False
     names = {normalized(x), normalized(ctx.resolve(x, xs).expr)}
+    if isinstance(x, cst.BinaryOperation) and isinstance(x.operator, (cst.Add, cst.Subtract)):
+        for a, b in ((x.left, x.right), (x.right, x.left)):  # std(1e-5 + fitness): an epsilon
+            if constant(owner, b, xs) is not None:          # inside the std keeps nothing from 0
+                names.add(normalized(a))
     texts = [normalized(num)] + [normalized(r.expr) for r in ctx.values(num, scope) if r.ctx is None]
     return any(_mentions(t, n) for t in texts for n in names if n)
 
