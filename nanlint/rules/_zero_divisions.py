@@ -44,31 +44,12 @@ class DivisionSinks(Rule):
 
     def findings(self, ctx: RuleContext):
         """Every division by a value reaching 0, strong evidence or weak (NAN110 reports those)."""
-        sites: list[tuple[cst.CSTNode, cst.BaseExpression, Scope, str, object]] = []
-        for div in divisions(ctx):
-            if masked_mean(ctx, div) or number(div.den) is not None:
-                continue
-            sites.append((div.node, div.den, div.scope, "division by", None))
-        for call in ctx.calls(o.RECIPROCAL, o.RSQRT, o.POW):
-            if call.x is None:
-                continue
-            if call.op == o.POW:
-                p = number(call.value("y"))
-                if p is None or p >= 0:
-                    continue
-            sites.append((call.node, call.x, call.scope, f"{call.op} of" if call.op != o.POW else "a negative power of",
-                          call))
-        for node, scope in ctx.index.binops:
-            if isinstance(node.operator, cst.Power):
-                p = number(node.right)
-                if p is not None and p < 0:
-                    sites.append((node, node.left, scope, "a negative power of", None))
-        for node, den, scope, how, call in sites:
+        for node, _num, den, scope, how in division_sites(ctx):
             # the value first: the parent map a where needs costs more than most files' values
             zero = zeros.reaches_zero(ctx, den, scope, kinds=KINDS)
             if zero is None or "product" in zero.what:
                 continue  # a product of rectified widths (a box area) is a precondition of the input
-            if self._in_where(ctx, node, scope):
+            if in_where(ctx, node, scope):
                 continue
             if excludes_zero(ctx, node, den, scope):
                 continue  # `if sum(n) == 0: return` before `/ sum(n)`, `s / n if n > 0 else 0`
@@ -84,19 +65,6 @@ class DivisionSinks(Rule):
         if far(zero.value):
             return "return logits from there and divide in log space"
         return "guard the denominator with an epsilon that survives float32 (1e-7)"
-
-    @staticmethod
-    def _in_where(ctx: RuleContext, node: cst.CSTNode, scope: Scope) -> bool:
-        parent = ctx.parent(node)
-        for _ in range(_WHERE_DEPTH):
-            if parent is None or isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
-                return False
-            if isinstance(parent, cst.Call):
-                call = ctx.op_call(parent, scope)
-                if call is not None and call.op in (o.WHERE, o.DIVIDE_NO_NAN, o.NAN_TO_NUM):
-                    return True
-            parent = ctx.parent(parent)
-        return False
 
     @staticmethod
     def make_fix(ctx: RuleContext, den: cst.BaseExpression, scope: Scope, zero: zeros.Zero,
@@ -118,6 +86,45 @@ class DivisionSinks(Rule):
         if built is None:
             return fixes.Fix(fixes.DISPLAY_ONLY, message)
         return fixes.Fix(fixes.UNSAFE, message, [(den, built[0])], built[1])
+
+
+def division_sites(ctx: RuleContext) -> list[tuple[cst.CSTNode, cst.BaseExpression | None, cst.BaseExpression, Scope, str]]:
+    """Every division sink of the file: (node, numerator or None, denominator, scope, how the
+    message names it): ``a / b`` and divide calls (not a masked mean: NAN401's), ``reciprocal``,
+    ``rsqrt``, a negative power.  Shared by NAN108/NAN110 and NAN111 (divide-by-statistic)."""
+    sites: list[tuple[cst.CSTNode, cst.BaseExpression | None, cst.BaseExpression, Scope, str]] = []
+    for div in divisions(ctx):
+        if masked_mean(ctx, div) or number(div.den) is not None:
+            continue
+        sites.append((div.node, div.num, div.den, div.scope, "division by"))
+    for call in ctx.calls(o.RECIPROCAL, o.RSQRT, o.POW):
+        if call.x is None:
+            continue
+        if call.op == o.POW:
+            p = number(call.value("y"))
+            if p is None or p >= 0:
+                continue
+        sites.append((call.node, None, call.x, call.scope, f"{call.op} of" if call.op != o.POW else "a negative power of"))
+    for node, scope in ctx.index.binops:
+        if isinstance(node.operator, cst.Power):
+            p = number(node.right)
+            if p is not None and p < 0:
+                sites.append((node, None, node.left, scope, "a negative power of"))
+    return sites
+
+
+def in_where(ctx: RuleContext, node: cst.CSTNode, scope: Scope) -> bool:
+    """``node`` is inside a ``where``, ``divide_no_nan`` or ``nan_to_num`` (NAN201's territory)."""
+    parent = ctx.parent(node)
+    for _ in range(_WHERE_DEPTH):
+        if parent is None or isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            return False
+        if isinstance(parent, cst.Call):
+            call = ctx.op_call(parent, scope)
+            if call is not None and call.op in (o.WHERE, o.DIVIDE_NO_NAN, o.NAN_TO_NUM):
+                return True
+        parent = ctx.parent(parent)
+    return False
 
 
 def _framework(ctx: RuleContext, den, scope: Scope, node: cst.CSTNode, zero: zeros.Zero):

@@ -11,7 +11,7 @@ from nanlint.rules.base import Rule
 from nanlint.rules._shapes import Division, code, divisions
 from nanlint.analysis.gates.sites import SLASH
 from nanlint.rules._masked import _text, mean_mask
-from nanlint.rules._zero_divisions import DivisionSinks
+from nanlint.rules._zero_divisions import in_where
 from nanlint.analysis import zeros
 from nanlint.analysis.evidence import data_mask, excludes_zero, weak_mask
 from nanlint.analysis.guards import guarded
@@ -40,7 +40,7 @@ class MaskedMean(Rule):
             mask = mean_mask(ctx, div)
             if mask is None or guarded(ctx, div.den, div.scope):
                 continue  # sum(exp(w - max(w))) >= 1
-            if excludes_zero(ctx, div.node, div.den, div.scope) or DivisionSinks._in_where(ctx, div.node, div.scope):
+            if excludes_zero(ctx, div.node, div.den, div.scope) or in_where(ctx, div.node, div.scope):
                 continue  # `0 if n == 0 else s / n`, an early return, a where/divide_no_nan around it
             total = ctx.op_of(div.den, div.scope, o.SUM)[0]  # type: ignore[index]
             head = ("sum(x * mask) / sum(mask) is 0/0 = NaN (value and gradient) when the mask is "

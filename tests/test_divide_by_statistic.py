@@ -1,0 +1,296 @@
+"""NAN111 divide-by-statistic (issue 24): a division by a std or a variance, 0 when every value
+is equal (an episode of equal rewards, a constant feature), or by ``n - 1`` of a count, 0 for
+one element.  The frameworks' values are measured here; each pattern, its guarded forms, the
+may tier and the fix are checked on source."""
+
+import math
+
+import pytest
+
+from conftest import fix, lint
+
+SELECT = {"NAN111"}
+
+
+def nan111(source, may=False):
+    return [f for f in lint(source, select=SELECT, may=may)]
+
+
+# --- the frameworks' numbers the page and messages state --------------------------------------
+def test_torch_std_of_equal_values_is_0_and_of_one_element_nan():
+    import torch
+
+    assert torch.tensor([1.0, 1.0, 1.0]).std().item() == 0.0
+    assert torch.tensor([1.0, 1.0, 1.0]).var().item() == 0.0
+    with pytest.warns(UserWarning):
+        assert math.isnan(torch.tensor([1.0]).std().item())
+    r = torch.tensor([2.0, 2.0, 2.0])
+    assert torch.isnan((r - r.mean()) / r.std()).all()
+    assert ((r - r.mean()) / (r.std() + 1e-7)).eq(0).all()
+    assert torch.isinf(torch.tensor(3.0) / (1 - 1))  # x / (n - 1), n = 1
+
+
+def test_tensorflow_keras_jax_std_of_equal_values_is_0():
+    import jax.numpy as jnp
+    import keras
+    import tensorflow as tf
+
+    x = tf.constant([1.0, 1.0, 1.0])
+    assert float(tf.math.reduce_std(x)) == 0.0 and float(tf.math.reduce_variance(x)) == 0.0
+    assert float(tf.math.reduce_std(tf.constant([1.0]))) == 0.0  # no correction: 0, not NaN
+    assert math.isnan(float(tf.reduce_sum((x - tf.reduce_mean(x)) / tf.math.reduce_std(x))))
+    assert float(keras.ops.std(keras.ops.array([1.0, 1.0]))) == 0.0
+    a = jnp.array([1.0, 1.0, 1.0])
+    assert float(jnp.std(a)) == 0.0 and math.isnan(float(jnp.std(jnp.array([1.0]), ddof=1)))
+    assert bool(jnp.isnan((a - a.mean()) / jnp.std(a)).all())
+    assert float(jnp.sum((a - a.mean()) / (jnp.std(a) + 1e-7))) == 0.0
+
+
+def test_the_epsilon_keeps_the_gradient_finite_in_torch_and_tensorflow():
+    import tensorflow as tf
+    import torch
+
+    x = torch.tensor([1.0, 1.0, 1.0], requires_grad=True)
+    ((x - x.mean()) / (x.std() + 1e-7)).sum().backward()
+    assert torch.isfinite(x.grad).all()
+    t = tf.constant([1.0, 1.0, 1.0])
+    with tf.GradientTape() as tape:
+        tape.watch(t)
+        y = tf.reduce_sum((t - tf.reduce_mean(t)) / (tf.math.reduce_std(t) + 1e-7))
+    assert bool(tf.reduce_all(tf.math.is_finite(tape.gradient(y, t))))
+
+
+def test_jax_std_gradient_at_equal_values_is_nan_even_with_the_epsilon():
+    # what the page says: the fix mends the value; jnp.std's own gradient at 0 (a sqrt) stays NaN
+    import jax
+    import jax.numpy as jnp
+
+    a = jnp.array([1.0, 1.0, 1.0])
+    g = jax.grad(lambda x: jnp.sum((x - x.mean()) / (jnp.std(x) + 1e-7)))(a)
+    assert bool(jnp.isnan(g).all())
+    g = jax.grad(lambda x: jnp.sum((x - x.mean()) / jnp.sqrt(jnp.var(x) + 1e-7)))(a)
+    assert bool(jnp.isfinite(g).all())
+
+
+# --- the patterns ----------------------------------------------------------------------------
+@pytest.mark.parametrize("source,shown", [
+    ("""\
+        import torch
+        def returns(R):
+            return (R - R.mean()) / R.std()
+     """, "`R.std()`"),
+    ("""\
+        import torch
+        def normalize(advantages):
+            std = advantages.std()
+            return advantages / std
+     """, "`advantages.std()`"),
+    ("""\
+        import torch
+        def standardize(x):
+            mean = x.mean(0)
+            std = torch.std(x, 0)
+            return (x - mean) / std
+     """, "`torch.std(x, 0)`"),
+    ("""\
+        import torch
+        def standardize(x):
+            mean = x.mean(0)
+            var = x.var(0)
+            return (x - mean) / var
+     """, "the variance"),
+    ("""\
+        import tensorflow as tf
+        def standardize(x):
+            return (x - tf.reduce_mean(x, 0)) / tf.math.reduce_std(x, 0)
+     """, "`tf.math.reduce_std(x, 0)`"),
+    ("""\
+        import tensorflow.compat.v1 as tf
+        def standardize(x):
+            mean, var = tf.reduce_mean(x, 0), tf.math.reduce_variance(x, 0)
+            return (x - mean) / tf.sqrt(var)
+     """, "`tf.sqrt(var)`"),
+    ("""\
+        from keras import ops
+        def standardize(x):
+            return (x - ops.mean(x, axis=0)) / ops.std(x, axis=0)
+     """, "`ops.std(x, axis=0)`"),
+    ("""\
+        import jax.numpy as jnp
+        def standardize(rewards):
+            return (rewards - rewards.mean()) / jnp.std(rewards)
+     """, "`jnp.std(rewards)`"),
+    ("""\
+        import jax.numpy as jnp
+        def z_score_fitness(fitness):
+            return (fitness - jnp.mean(fitness)) / jnp.std(1e-05 + fitness)
+     """, "`jnp.std(1e-05 + fitness)`"),  # evosax 0.0.9: the epsilon inside the std
+    ("""\
+        import jax.numpy as jnp
+        def standardize(x):
+            mu = jnp.mean(x)
+            var = jnp.mean((x - jnp.mean(x)) ** 2)
+            return (x - mu) / jnp.sqrt(var)
+     """, "`jnp.sqrt(var)`"),
+    ("""\
+        import torch
+        def layer_norm(x):
+            return (x - x.mean(-1, keepdim=True)) * torch.rsqrt(x.var(-1, keepdim=True))
+     """, "rsqrt of the variance"),
+])
+def test_a_statistic_of_the_scaled_values_is_strong(source, shown):
+    [f] = nan111(source)
+    assert f.code == "NAN111" and not f.may and shown in f.message, f.message
+    assert "equal" in f.message and f.fix_applicability == "unsafe"
+
+
+def test_torch_messages_say_nan_for_one_element_and_others_do_not():
+    [f] = nan111("import torch\ndef n(R):\n    return (R - R.mean()) / R.std()\n")
+    assert "NaN for a single element in torch" in f.message
+    [f] = nan111("import torch\ndef n(R):\n    return (R - R.mean()) / R.std(correction=0)\n")
+    assert "single element" not in f.message
+    [f] = nan111("import jax.numpy as jnp\ndef n(R):\n    return (R - R.mean()) / jnp.std(R)\n")
+    assert "single element" not in f.message
+
+
+@pytest.mark.parametrize("source", [
+    "import torch\ndef n(R):\n    return (R - R.mean()) / (R.std() + 1e-8)\n",
+    "import torch\ndef n(R):\n    return (R - R.mean()) / R.std().clamp_min(1e-8)\n",
+    "import torch\ndef n(R):\n    return (R - R.mean()) / torch.clamp(R.std(), min=1e-8)\n",
+    "import tensorflow as tf\ndef n(x):\n    return x / tf.maximum(tf.math.reduce_std(x), 1e-8)\n",
+    "import jax.numpy as jnp\ndef n(x):\n    s = jnp.std(x)\n    return x / jnp.where(s > 0, s, 1.0)\n",
+    "import jax.numpy as jnp\ndef n(x):\n    return x / jnp.sqrt(jnp.var(x) + 1e-5)\n",
+    "import torch\ndef n(x):\n    std = x.std(0)\n    std[std == 0] = 1.0\n    return (x - x.mean(0)) / std\n",
+    "import torch\ndef n(x):\n    std = x.std(0)\n    std = std + 1e-6\n    return (x - x.mean(0)) / std\n",
+    "import torch\ndef n(x):\n    std = x.std()\n    if std == 0:\n        std = 1.0\n    return x / std\n",
+    "import torch\ndef n(x):\n    std = x.std()\n    if std > 0:\n        return x / std\n    return x\n",
+    "import torch\ndef n(x):\n    std = x.std()\n    print('ratio', x.mean() / std)\n",
+    "import torch\ndef n(x):\n    std = x.std()\n    return torch.where(std > 0, x / std, x)\n",
+])
+def test_a_guarded_or_logged_statistic_is_silent(source):
+    assert nan111(source, may=True) == []
+
+
+@pytest.mark.parametrize("source", [
+    "import torch\ndef init(self):\n    return self.weight / self.weight.std()\n",
+    "import torch\ndef draw():\n    z = torch.randn(8, 4)\n    return z / z.std()\n",
+    "import torch\ndef scale(model):\n    for p in model.parameters():\n        p.data = p.data / p.data.std()\n",
+])
+def test_a_parameter_or_a_random_draw_is_not_reported(source):
+    assert nan111(source, may=True) == []
+
+
+def test_another_tensors_statistic_is_the_may_tier():
+    source = "import torch\ndef scale(a, b):\n    return a / b.std()\n"
+    assert nan111(source) == []
+    [f] = nan111(source, may=True)
+    assert f.may and "`b.std()`" in f.message
+
+
+# --- n - 1 -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("source,how", [
+    ("""\
+        import torch
+        def unbiased(x):
+            n = x.shape[0]
+            return x.var(correction=0) * n / (n - 1)
+     """, "the size `n`"),
+    ("""\
+        import torch
+        def unbiased(x):
+            return ((x - x.mean()) ** 2).sum() / (len(x) - 1)
+     """, "the length `len(x)`"),
+    ("""\
+        import torch
+        def unbiased(x):
+            return ((x - x.mean()) ** 2).sum() / (x.size(0) - 1)
+     """, "the size `x.size(0)`"),
+    ("""\
+        import tensorflow as tf
+        def timescales(num_timescales, min_timescale, max_timescale):
+            n = tf.shape(num_timescales)[0]
+            return tf.math.log(max_timescale / min_timescale) / tf.cast(n - 1, tf.float32)
+     """, None),
+])
+def test_n_minus_one_of_a_length_or_a_size_is_strong(source, how):
+    found = nan111(source)
+    if how is None:  # n - 1 under a cast: the cast is not followed (left alone)
+        return
+    [f] = found
+    assert not f.may and how in f.message and "max(n - 1, 1)" in f.message, f.message
+
+
+def test_n_minus_one_named_as_a_count_is_the_may_tier():
+    source = """\
+        import tensorflow as tf
+        def timescales(num_timescales, lo, hi):
+            return tf.math.log(hi / lo) / (num_timescales - 1)
+    """
+    assert nan111(source) == []
+    [f] = nan111(source, may=True)
+    assert f.may and "`num_timescales`" in f.message
+
+
+@pytest.mark.parametrize("source", [
+    "import torch\ndef u(x):\n    n = x.shape[0]\n    return x.var() * n / max(n - 1, 1)\n",
+    "import torch\ndef u(x):\n    n = x.shape[0]\n    if n > 1:\n        return x.sum() / (n - 1)\n    return x.sum()\n",
+    "import torch\ndef u(x):\n    n = len(x)\n    if n < 2:\n        return x\n    return x.sum() / (n - 1)\n",
+    "import torch\ndef u(x):\n    n = len(x)\n    assert n > 1\n    return x.sum() / (n - 1)\n",
+    "import torch\ndef u(x):\n    n = len(x)\n    return x.sum() / (n - 1) if n > 1 else x.sum()\n",
+    "import torch\ndef u(x):\n    return x.sum() / (4 - 1)\n",
+    # Python numbers: 1 / 0 raises ZeroDivisionError, no NaN
+    "import torch\ndef frac(i, steps):\n    n = len(steps)\n    return i / (n - 1)\n",
+])
+def test_a_checked_or_python_n_minus_one_is_silent(source):
+    assert nan111(source, may=True) == []
+
+
+# --- the fixes -------------------------------------------------------------------------------
+def test_the_std_fix_adds_an_epsilon():
+    source = "import torch\ndef n(R):\n    return (R - R.mean()) / R.std()\n"
+    assert fix(source, select=SELECT) == "import torch\ndef n(R):\n    return (R - R.mean()) / (R.std() + 1e-7)\n"
+    half = "import torch\ndef n(R):\n    R = R.half()\n    return (R - R.mean()) / R.std()\n"
+    assert "(R.std() + 1e-4)" in fix(half, select=SELECT)
+
+
+def test_the_count_fix_floors_n_minus_one_at_1():
+    source = "import torch\ndef u(x):\n    n = x.shape[0]\n    return x.var(correction=0) * n / (n - 1)\n"
+    fixed = fix(source, select=SELECT)
+    assert "/ (max(n - 1, 1))" in fixed and nan111(fixed, may=True) == []
+
+
+def test_a_statistic_from_another_module_is_display_only(tmp_path):
+    from nanlint.lint.engine import Linter
+    from nanlint.rules.base import find
+
+    (tmp_path / "stats.py").write_text("import torch\ndef spread(x):\n    return x.std()\n")
+    main = tmp_path / "main.py"
+    main.write_text("import torch\nfrom stats import spread\ndef n(rewards):\n"
+                    "    s = spread(rewards)\n    return (rewards - rewards.mean()) / s  # std\n")
+    found = Linter([find("NAN111")], {"may": True}).lint_source(main.read_bytes(), str(main)).findings
+    [f] = found
+    assert f.fix_applicability == "display-only" and "stats.py" in f.message
+
+
+@pytest.mark.parametrize("source", [
+    # a ratio of spreads: one tensor rescaled to another's (classifier-free guidance rescale)
+    """\
+        import torch
+        def rescale(noise_cfg, noise_pred_text):
+            std_text = noise_pred_text.std(dim=list(range(1, noise_pred_text.ndim)), keepdim=True)
+            std_cfg = noise_cfg.std(dim=list(range(1, noise_cfg.ndim)), keepdim=True)
+            return noise_cfg * (std_text / std_cfg)
+    """,
+    # a whole sample's statistic (several axes at once)
+    """\
+        import torch
+        def normalize(source):
+            mean = source.mean(dim=(1, 2, 3), keepdim=True)
+            std = source.std(dim=(1, 2, 3), keepdim=True)
+            return (source - mean) / std
+    """,
+])
+def test_a_ratio_of_spreads_or_a_whole_samples_statistic_is_the_may_tier(source):
+    assert nan111(source) == []
+    [f] = nan111(source, may=True)
+    assert f.may
