@@ -49,6 +49,7 @@ IS_NAN = "is_nan"
 NAN_TO_NUM = "nan_to_num"
 WHERE = "where"
 MASKED_FILL = "masked_fill"
+FINFO = "finfo"  # torch.finfo(dtype), jnp.finfo(dtype): a float dtype's limits (.min, .max, .eps, .tiny)
 FLOOR = "floor"
 ROUND = "round"
 RELU = "relu"  # max(x, 0) only: relu/relu6, not leaky forms (keras' relu(x, alpha))
