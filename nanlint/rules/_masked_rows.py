@@ -23,7 +23,7 @@ _NEG_INF = frozenset({"numpy.NINF", "jax.numpy.NINF"})
 _CAUSAL_CALL = frozenset({"tril", "triu", "band_part", "tril_", "triu_"})
 _CAUSAL_NAME = re.compile(r"causal|subsequent|look_?ahead|future|tril|triu|autoregressive", re.IGNORECASE)
 # layout and dtype changes of a mask: the same positions
-_LAYOUT = frozenset({"unsqueeze", "expand_dims", "bool", "float", "int", "long", "byte", "half", "to", "type",
+_LAYOUT = frozenset({"rearrange", "unsqueeze", "expand_dims", "bool", "float", "int", "long", "byte", "half", "to", "type",
                      "astype", "cast", "view", "reshape", "expand", "expand_as", "repeat", "tile", "broadcast_to",
                      "contiguous", "logical_not", "squeeze", "transpose", "permute", "repeat_interleave"})
 _EXPAND = frozenset({"unsqueeze", "expand_dims"})
@@ -41,6 +41,8 @@ class Fill:
     scores: cst.BaseExpression | None
     framework: Framework | None
     additive: bool
+    site: cst.CSTNode  # where the fill is written (the finding's line)
+    log: bool = False  # ``s + log(m)``: -inf where the 0/1 mask is 0
 
 
 def _sign_inf(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope, depth: int = 3) -> int:
@@ -89,20 +91,20 @@ def fills(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope, is_fi
         if call is not None and call.op == o.MASKED_FILL:
             value, cond = call.value("value"), call.value("cond")
             if cond is not None and is_fill(ctx, value, r.scope):
-                out.append(Fill(value, r.scope, cond, call.x, call.framework, False))  # type: ignore[arg-type]
+                out.append(Fill(value, r.scope, cond, call.x, call.framework, False, call.node))  # type: ignore[arg-type]
         elif call is not None and call.op == o.WHERE:
             x, y, cond = call.value("x"), call.value("y"), call.value("cond")
             for fill, other in ((y, x), (x, y)):
                 if cond is not None and is_fill(ctx, fill, r.scope):
                     kept = other if other is not None and number(other) is None else src
-                    out.append(Fill(fill, r.scope, cond, kept, call.framework, False))  # type: ignore[arg-type]
+                    out.append(Fill(fill, r.scope, cond, kept, call.framework, False, call.node))  # type: ignore[arg-type]
                     break
         elif isinstance(e, cst.BinaryOperation):
             left, right = e.left, e.right
             if isinstance(e.operator, cst.Multiply):
                 for fill, mask in ((right, left), (left, right)):
                     if is_fill(ctx, fill, r.scope):
-                        out.append(Fill(fill, r.scope, mask, src, None, True))
+                        out.append(Fill(fill, r.scope, mask, src, None, True, e if e is r.expr else fill))
                         break
                 else:
                     out += fills(ctx, left, r.scope, is_fill, src, depth - 1)
@@ -110,8 +112,39 @@ def fills(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope, is_fi
             elif isinstance(e.operator, cst.Divide):
                 out += fills(ctx, left, r.scope, is_fill, src, depth - 1)
             elif isinstance(e.operator, (cst.Add, cst.Subtract)):
-                out += fills(ctx, left, r.scope, is_fill, right, depth - 1)
-                out += fills(ctx, right, r.scope, is_fill, left, depth - 1)
+                for one, other in ((left, right), (right, left)):
+                    log = ctx.op_of(one, r.scope, o.LOG)
+                    if isinstance(e.operator, cst.Add) and log is not None and _bare(ctx, log[0].x, log[1].scope):
+                        out.append(Fill(log[0].node, r.scope, log[0].x, other, log[0].framework, False,
+                                        log[0].node, True))
+                    else:
+                        out += fills(ctx, one, r.scope, is_fill, other, depth - 1)
+    if isinstance(expr, cst.Name):
+        out += _in_place(ctx, expr, scope, is_fill)
+    return out
+
+
+def _bare(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope) -> bool:
+    """A 0/1 mask as it is (through names and casts), not kept from 0 (``mask + 1e-45``, a clamp)."""
+    if expr is None:
+        return False
+    for r in ctx.values(expr, scope, shape=True):
+        e = ctx.arithmetic(r.expr, r.scope)
+        if isinstance(e, cst.BinaryOperation) or number(e) is not None or \
+                ctx.op_of(e, r.scope, o.CLIP, o.MAXIMUM, o.EXP, o.SOFTMAX, o.SIGMOID) is not None:
+            return False
+    return True
+
+
+def _in_place(ctx: RuleContext, use: cst.Name, scope: Scope, is_fill) -> list[Fill]:
+    """``s.masked_fill_(m, fill)`` of the name ``s`` in ``scope`` on a line before its use."""
+    line = ctx.line_of(use)
+    out = []
+    for call in ctx.calls(o.MASKED_FILL_INPLACE):
+        x, value, cond = call.x, call.value("value"), call.value("cond")
+        if call.scope is scope and isinstance(x, cst.Name) and x.value == use.value and cond is not None \
+                and ctx.line_of(call.node) < line and is_fill(ctx, value, scope):
+            out.append(Fill(value, scope, cond, x, call.framework, False, call.node))  # type: ignore[arg-type]
     return out
 
 
@@ -136,6 +169,10 @@ def _expanded(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> bool:
                        and el.slice.value.value == "None" for el in e.slice):
                     return True
                 e = e.value
+            elif isinstance(e, cst.Call) and _func_name(e.func) == "rearrange" and len(e.args) >= 2 and \
+                    isinstance(e.args[1].value, cst.SimpleString):  # einops: ``'b i -> b () i ()'``
+                out_side = str(e.args[1].value.evaluated_value).partition("->")[2]
+                return "()" in out_side or " 1" in f" {out_side} "
             elif isinstance(e, cst.Call) and _func_name(e.func) in _LAYOUT:
                 if _func_name(e.func) in _EXPAND:
                     return True
@@ -174,10 +211,10 @@ def _buffer(ctx: RuleContext, expr: cst.Attribute) -> cst.BaseExpression | None:
 def row_mask(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope, scores: set[str],
              depth: int = 5) -> tuple[str, str]:
     """Whether the mask ``expr`` can mask a whole row of the scores, and why: STRONG for
-    a query-key outer product (a padded query's row is all masked) or a padding mask of
-    keys (a sequence of length 0); SILENT for a causal mask (tril/triu keep the diagonal)
-    and a selection relative to the scores themselves (top-k/top-p keep the largest);
-    MAY for a mask the code does not show."""
+    a query-key outer product (a padded query's row is all masked); MAY for a padding mask
+    of keys (a row is empty only for a sequence of length 0) and a mask the code does not
+    show; SILENT for a causal mask (tril/triu keep the diagonal) and a selection relative to
+    the scores themselves (top-k/top-p keep the largest)."""
     if depth < 0:
         return MAY, "a mask the code does not show"
     shown = MAY, "a mask the code does not show (passed in, or made elsewhere)"
@@ -207,9 +244,9 @@ def _one(ctx: RuleContext, raw: cst.BaseExpression, scope: Scope, scores: set[st
             and _expanded(ctx, e.left, scope) and _expanded(ctx, e.right, scope):
         return STRONG, (f"the mask `{_short(text)}` is an outer product of two masks (query x key): "
                         "the row of a masked query is all masked")
-    if padding_mask(e):
-        return STRONG, (f"the mask `{_short(text)}` marks padding (from lengths, pad ids or an attention mask): "
-                        "a sequence of only padding (length 0) or a padded query masks a whole row")
+    if padding_mask(e):  # a key padding mask keeps every key of a sequence that has one (as NAN401 judges it)
+        return MAY, (f"the mask `{_short(text)}` marks padding: it empties a row only for a sequence of only "
+                     "padding (length 0), which the code does not show")
     if isinstance(e, cst.UnaryOperation):
         return row_mask(ctx, e.expression, scope, scores, depth - 1)
     if isinstance(e, cst.BinaryOperation):

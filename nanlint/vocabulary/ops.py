@@ -49,6 +49,7 @@ IS_NAN = "is_nan"
 NAN_TO_NUM = "nan_to_num"
 WHERE = "where"
 MASKED_FILL = "masked_fill"
+MASKED_FILL_INPLACE = "masked_fill_inplace"  # x.masked_fill_(m, v): fills x itself
 FINFO = "finfo"  # torch.finfo(dtype), jnp.finfo(dtype): a float dtype's limits (.min, .max, .eps, .tiny)
 FLOOR = "floor"
 ROUND = "round"
