@@ -221,6 +221,8 @@ def row_mask(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope, scores: s
     found = ctx.values(expr, scope)
     verdicts = []
     for r in found:
+        if isinstance(r.expr, cst.Name) and r.expr.value == "None":
+            continue  # ``self.mask = None`` until it is set
         if r.ctx is not None and r.ctx is not ctx:
             verdicts.append(shown)
             continue
