@@ -172,6 +172,12 @@ PADDING_NAME = re.compile(r"pad|length|lens(?![a-z])|token|attention", re.IGNORE
 _PADDING_WHY = "a padding or token mask (from lengths, pad ids, attention): each example holds an element"
 
 
+def padding_mask(expr: cst.BaseExpression) -> bool:
+    """The mask says it marks padding or tokens (a name in it: ``key_padding_mask``,
+    ``attention_mask``, ``arange(n) < lengths``, ``ids != pad_id``)."""
+    return _padding(expr)
+
+
 def _padding(expr: cst.BaseExpression) -> bool:
     """The mask says it marks padding or tokens: a name in it (``padding_mask``,
     ``token_mask``, ``length_to_mask(lens)``, ``ids != pad_token_id``, ``attention_mask``)."""

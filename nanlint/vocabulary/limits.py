@@ -58,3 +58,13 @@ FLOAT32_ABSORBED_ABOVE_ONE = "2**-24 = 5.96e-8"
 FLOAT32_ABSORBED_BELOW_ONE = "2**-25 = 2.98e-8"
 FLOAT32_ONE_MINUS_1E7 = "0.99999988"  # float32(1 - 1e-7)
 FLOAT32_UNIT_SELF_DOT = "1.0000002"  # a float32 unit vector dotted with itself can give this
+
+# float16 (issue 24, NAN402/NAN506): a float32 or Python constant converted to float16 rounds
+# to +-inf at |v| >= FLOAT16_OVERFLOW (the largest finite float16 is FLOAT16_MAX = 65504: a mask
+# fill of -1e9 or -1e5 is -inf in float16, -3e4 is finite) and to 0 at |v| <= FLOAT16_ZERO
+# (2**-25, half the smallest subnormal 2**-24 ~ 5.96e-8: an epsilon of 1e-8 or 1e-12 is 0 in
+# float16; 6e-8 is the smallest subnormal). The same in torch, TensorFlow and JAX (round to
+# nearest even on the conversion).
+FLOAT16_MAX = 65504.0
+FLOAT16_OVERFLOW = 65520.0
+FLOAT16_ZERO = 2.0 ** -25

@@ -52,6 +52,7 @@ jnp("isfinite", fn(o.IS_FINITE))
 jnp("isnan", fn(o.IS_NAN))
 FUNCTIONS["jax.lax.stop_gradient"] = fn(o.STOP_GRADIENT)
 jnp("nan_to_num", fn(o.NAN_TO_NUM, "x copy nan:value posinf neginf"))
+jnp("finfo", fn(o.FINFO, "dtype:x"))
 jnp("where", fn(o.WHERE, "condition:cond x y", kwonly="size fill_value"))
 jnp("sum", fn(o.SUM, "a:x axis dtype out keepdims", kwonly="initial where promote_integers"))
 jnp("mean", fn(o.MEAN, "a:x axis dtype out keepdims", kwonly="where"))
@@ -153,6 +154,7 @@ FRAMEWORK = Framework(
         o.LOGADDEXP: ("jax.numpy.logaddexp",),
         o.SOFTMAX: ("jax.nn.softmax",),
         o.WHERE: ("jax.numpy.where",),
+        o.FINFO: ("jax.numpy.finfo",),
         o.SQRT: ("jax.numpy.sqrt",),
         o.SQUARE: ("jax.numpy.square",),
         o.EXP: ("jax.numpy.exp",),

@@ -69,6 +69,8 @@ torch("round", fn(o.ROUND, unary, kwonly="decimals"), method="")
 torch("relu nn.functional.relu nn.functional.relu6", fn(o.RELU, "input:x inplace"), method="")
 torch("where", fn(o.WHERE, "condition:cond input:x other:y"))
 METHODS["where"] = Fn(o.WHERE, (("condition", "cond"), ("other", "y")))  # x.where(c, y)
+torch("finfo", fn(o.FINFO, "type:x"))
+METHODS["masked_fill_"] = Fn(o.MASKED_FILL_INPLACE, (("mask", "cond"), ("value", "value")))
 torch("masked_fill", fn(o.MASKED_FILL, "input:x mask:cond value"), method="mask:cond value")
 torch("softmax special.softmax nn.functional.softmax",
       fn(o.SOFTMAX, "input:x dim:axis _stacklevel dtype:dtype"), method="dim:axis dtype:dtype")
@@ -189,6 +191,7 @@ FRAMEWORK = Framework(
         o.LOGADDEXP: ("torch.logaddexp",),
         o.SOFTMAX: ("torch.nn.functional.softmax", "torch.softmax", "torch.special.softmax"),
         o.WHERE: ("torch.where",),
+        o.FINFO: ("torch.finfo",),
         o.SQRT: ("torch.sqrt",),
         o.SQUARE: ("torch.square",),
         o.EXP: ("torch.exp",),
