@@ -43,6 +43,9 @@ class DivideByStatistic(Rule):
     summary = "division by a std or variance (0 when all values are equal) or by n - 1 of a count (0 for one element)"
     fix = fixes.UNSAFE  # `std + eps`, `max(n - 1, 1)`: the value changes where the statistic is small
     default = True
+    # rsqrt(var) and x / sqrt(var): the value is inf, NAN202's gradient-only finding on the
+    # root of the same variance says less
+    supersedes = ("NAN202",)
     needs = ("/", "div", "reciprocal", "rsqrt", "**", "pow")
     triggers = (frozenset({o.DIVIDE, SLASH, o.RECIPROCAL, o.RSQRT, o.POW}),)
 
