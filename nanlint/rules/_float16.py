@@ -150,7 +150,9 @@ class Float16Evidence:
                 dtype = keyword_arg(node, "dtype")
                 if dtype is not None and self.is_float16(dtype.value, scope):
                     return f"`{ctx.code(node)}` on line {ctx.file_line(node)}", False
-                if dtype is None:
+                enabled = keyword_arg(node, "enabled")
+                off = enabled is not None and isinstance(enabled.value, cst.Name) and enabled.value.value == "False"
+                if dtype is None and not off:  # ``autocast(enabled=False)`` is a float32 region
                     aware = aware or f"`{ctx.code(node)}` on line {ctx.file_line(node)}"
             elif self.float16_dtype(node, scope) or self.casts_to_float16(node, scope) or \
                     (last == "astype" and any(self.is_float16(a.value, scope) for a in node.args)):
