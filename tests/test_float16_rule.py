@@ -103,3 +103,12 @@ def test_the_constants_on_either_side_in_float16():
 def test_nan504_still_reads_the_shared_evidence():
     src = "import torch\n\nmodel = Net().half()\nopt = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
     assert [f.code for f in lint(src, select=["NAN504"])] == ["NAN504"]
+
+
+def test_a_cast_in_another_function_is_the_may_tier_and_in_the_same_function_strong():
+    other = TORCH_PLAIN + "def g(m):\n    return m.half()\n\n\ndef f(p):\n    return torch.log(p + 1e-8)\n"
+    assert found(other) == []
+    (f,) = found(other, may=True)
+    assert f.may and "in another function" in f.message
+    same = TORCH_PLAIN + "def f(p):\n    p = p.half()\n    return torch.log(p + 1e-8)\n"
+    assert [g.may for g in found(same)] == [False]

@@ -129,32 +129,52 @@ class Float16Evidence:
                 return f"`{self.ctx.code(value)}`"
         return self.torch_global
 
-    def compute(self) -> tuple[str | None, bool]:
-        """Where the file shows float16 compute (NAN506), and whether that evidence is only
-        half-awareness (autocast or a gradient scaler without a float16 dtype: the may tier)."""
-        return self.ctx.memo("float16.compute", self._compute)
+    def compute(self, scope: Scope) -> tuple[str | None, bool]:
+        """Whether the code at ``scope`` shows float16 compute (NAN506), and whether that evidence
+        is weak (the may tier): a file-wide setting (``set_floatx``, a float16 or mixed_float16
+        policy, float16 variables, ``set_default_dtype``, a float16 pytree, ``autocast(dtype=float16)``)
+        or a float16 cast in the same function or at module level is strong; a cast in another
+        function of the file, or ``autocast``/``GradScaler`` without a dtype, is weak."""
+        file_wide, local, aware = self.ctx.memo("float16.compute", self._compute)
+        if file_wide is not None:
+            return file_wide, False
+        here = _function(scope)
+        for where, why in local:
+            if where is here or where.kind == "module":
+                return why, False
+        if local:
+            return f"{local[0][1]}, in another function", True
+        return aware, aware is not None
 
-    def _compute(self) -> tuple[str | None, bool]:
-        strong = self.tf_global or self.jax_global or self.torch_global or \
-            next(iter(self.torch_models.values()), None)
-        if strong is not None:
-            return strong, False
-        ctx, aware = self.ctx, None
+    def _compute(self):
+        ctx = self.ctx
+        file_wide = self.tf_global or self.jax_global or self.torch_global
+        local: list[tuple[Scope, str]] = []
+        aware = None
         for node, scope in ctx.index.calls:
             qual = ctx.index.qualname(node.func, scope) or ""
             last = qual.rsplit(".", 1)[-1]
             if qual in _POLICIES and node.args and isinstance(node.args[0].value, cst.SimpleString) \
                     and node.args[0].value.evaluated_value == "mixed_float16":
-                return f"{ctx.code(node)} on line {ctx.file_line(node)} (float16 compute)", False
-            if last in ("autocast", "GradScaler") and qual.split(".")[0] == "torch":
+                file_wide = file_wide or f"{ctx.code(node)} on line {ctx.file_line(node)} (float16 compute)"
+            elif last in ("autocast", "GradScaler") and qual.split(".")[0] == "torch":
                 dtype = keyword_arg(node, "dtype")
-                if dtype is not None and self.is_float16(dtype.value, scope):
-                    return f"`{ctx.code(node)}` on line {ctx.file_line(node)}", False
                 enabled = keyword_arg(node, "enabled")
                 off = enabled is not None and isinstance(enabled.value, cst.Name) and enabled.value.value == "False"
-                if dtype is None and not off:  # ``autocast(enabled=False)`` is a float32 region
+                if dtype is not None and self.is_float16(dtype.value, scope):
+                    file_wide = file_wide or f"`{ctx.code(node)}` on line {ctx.file_line(node)}"
+                elif dtype is None and not off:  # ``autocast(enabled=False)`` is a float32 region
                     aware = aware or f"`{ctx.code(node)}` on line {ctx.file_line(node)}"
             elif self.float16_dtype(node, scope) or self.casts_to_float16(node, scope) or \
-                    (last == "astype" and any(self.is_float16(a.value, scope) for a in node.args)):
-                return f"a float16 tensor on line {ctx.file_line(node)}", False
-        return aware, aware is not None
+                    (isinstance(node.func, cst.Attribute) and node.func.attr.value == "astype"
+                     and any(self.is_float16(a.value, scope) for a in node.args)):
+                local.append((_function(scope), f"a float16 cast on line {ctx.file_line(node)}"))
+        return file_wide, local, aware
+
+
+def _function(scope: Scope) -> Scope:
+    """The function (or the module) whose code ``scope`` runs in."""
+    s = scope
+    while s.parent is not None and s.kind != "function":
+        s = s.parent
+    return s

@@ -88,9 +88,7 @@ class Float16Limits(Rule):
                            *_SOFTMAXES}),)
 
     def check(self, ctx: RuleContext) -> None:
-        why, may = Float16Evidence(ctx).compute()
-        if why is None:
-            return
+        evidence = Float16Evidence(ctx)
         seen: set[int] = set()
         sinks = [(c.x, c.scope, f"the {c.op} on line {ctx.file_line(c.node)}", _RESULT[c.op])
                  for c in ctx.calls(o.LOG, o.SQRT)]
@@ -98,20 +96,23 @@ class Float16Limits(Rule):
                   for node, _, den, scope, how in division_sites(ctx)]
         for expr, scope, where, result in sinks:
             found = _guard(ctx, expr, scope) if expr is not None else None
-            if found is None or id(found[0]) in seen:
+            why, may = evidence.compute(scope) if found is not None else (None, False)
+            if found is None or why is None or id(found[0]) in seen:
                 continue
             seen.add(id(found[0]))
             self.epsilon(ctx, found[0], f"{found[1]} `{ctx.code(found[0])}` of {where}", result, why, may)
         for call in ctx.calls(o.L2_NORMALIZE):
             eps = _tiny(ctx, call.value("eps"), call.scope)
-            if eps is not None and id(eps) not in seen:
+            why, may = evidence.compute(call.scope) if eps is not None else (None, False)
+            if eps is not None and why is not None and id(eps) not in seen:
                 seen.add(id(eps))
                 self.epsilon(ctx, eps, f"the normalization's eps `{ctx.code(eps)}` (line {ctx.file_line(call.node)})",
                              _RESULT[o.L2_NORMALIZE], why, may)
         for call in ctx.calls(*_SOFTMAXES):
             scores = call.value("logits") if call.op in (o.CROSS_ENTROPY, o.SOFTMAX_CROSS_ENTROPY) else call.x
             for fill in fills(ctx, scores, call.scope, _big_negative):
-                if id(fill.site) not in seen:
+                why, may = evidence.compute(fill.scope)
+                if why is not None and id(fill.site) not in seen:
                     seen.add(id(fill.site))
                     self.fill(ctx, fill, f"the {call.op} on line {ctx.file_line(call.node)}", call.framework, why, may)
 
