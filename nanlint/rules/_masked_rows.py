@@ -16,6 +16,7 @@ from nanlint.analysis.evidence import padding_mask
 from nanlint.semantic.literals import number
 from nanlint.semantic.reach import PARAM
 from nanlint.semantic.resolve import Scope
+from nanlint.rules._shapes import code
 
 _POS_INF = frozenset({"math.inf", "numpy.inf", "numpy.Inf", "numpy.Infinity", "numpy.PINF", "numpy.infty",
                       "torch.inf", "jax.numpy.inf"})
@@ -294,3 +295,29 @@ def _one(ctx: RuleContext, raw: cst.BaseExpression, scope: Scope, scores: set[st
 def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= 50 else text[:47] + "..."
+
+
+def finite_fill(ctx: RuleContext, fill: Fill, framework) -> tuple[cst.BaseExpression, list] | None:
+    """The fill's replacement: ``-torch.finfo(s.dtype).max``, ``s.dtype.min`` (TensorFlow),
+    ``jnp.finfo(s.dtype).min``; None where the scores are not a name to take the dtype of
+    (or the framework, Keras 3, has no finfo)."""
+    src = fill.scores
+    if framework is None or src is None or not isinstance(src, (cst.Name, cst.Attribute, cst.Subscript)):
+        return None
+    text = ctx.code(src)
+    imports: list = []
+    if framework.name == "tensorflow":
+        new = f"{text}.dtype.min"
+    elif framework.name in ("torch", "jax"):
+        spelling = ctx.spell(framework, o.FINFO, fill.scope)
+        if spelling is None:
+            return None
+        func, _, imports = spelling
+        new = f"-{ctx.code(func)}({text}.dtype).max" if framework.name == "torch" else \
+            f"{ctx.code(func)}({text}.dtype).min"
+    else:
+        return None
+    try:
+        return code(new), imports
+    except cst.ParserSyntaxError:  # pragma: no cover - the parts come from parsed code
+        return None

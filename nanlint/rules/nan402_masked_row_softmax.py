@@ -10,8 +10,7 @@ from nanlint.vocabulary import frameworks
 from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
-from nanlint.rules._masked_rows import MAY, SILENT, STRONG, Fill, fills, neg_inf, row_mask
-from nanlint.rules._shapes import code
+from nanlint.rules._masked_rows import MAY, SILENT, STRONG, Fill, fills, finite_fill, neg_inf, row_mask
 
 _SOFTMAXES = (o.SOFTMAX, o.LOG_SOFTMAX, o.CROSS_ENTROPY, o.SOFTMAX_CROSS_ENTROPY)
 
@@ -93,36 +92,10 @@ class MaskedRowSoftmax(Rule):
     def make_fix(ctx: RuleContext, fill: Fill, default) -> fixes.Fix:
         message = ("Fill with the dtype's most negative finite value (finfo(dtype).min): a fully masked "
                    "row gives a uniform softmax instead of NaN")
-        made = None if fill.log else _finite_fill(ctx, fill, fill.framework or default)
+        made = None if fill.log else finite_fill(ctx, fill, fill.framework or default)
         if made is None:
             return fixes.Fix(fixes.DISPLAY_ONLY, message)
         return fixes.Fix(fixes.UNSAFE, message, [(fill.node, made[0])], made[1])
-
-
-def _finite_fill(ctx: RuleContext, fill: Fill, framework) -> tuple[cst.BaseExpression, list] | None:
-    """The fill's replacement: ``-torch.finfo(s.dtype).max``, ``s.dtype.min`` (TensorFlow),
-    ``jnp.finfo(s.dtype).min``; None where the scores are not a name to take the dtype of
-    (or the framework, Keras 3, has no finfo)."""
-    src = fill.scores
-    if framework is None or src is None or not isinstance(src, (cst.Name, cst.Attribute, cst.Subscript)):
-        return None
-    text = ctx.code(src)
-    imports: list = []
-    if framework.name == "tensorflow":
-        new = f"{text}.dtype.min"
-    elif framework.name in ("torch", "jax"):
-        spelling = ctx.spell(framework, o.FINFO, fill.scope)
-        if spelling is None:
-            return None
-        func, _, imports = spelling
-        new = f"-{ctx.code(func)}({text}.dtype).max" if framework.name == "torch" else \
-            f"{ctx.code(func)}({text}.dtype).min"
-    else:
-        return None
-    try:
-        return code(new), imports
-    except cst.ParserSyntaxError:  # pragma: no cover - the parts come from parsed code
-        return None
 
 
 def _function_op(ctx: RuleContext, value, scope, depth: int = 2):

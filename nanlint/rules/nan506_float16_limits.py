@@ -1,0 +1,141 @@
+"""NAN506 float16-limits: in code that shows float16 compute, an epsilon that is 0 in
+float16 (``log(p + 1e-8)``, ``clamp(min=1e-20)`` before a division, ``normalize(eps=1e-12)``)
+and a mask fill beyond float16's range (``where(m, s, -1e9)``, ``s + (1 - m) * -1e9``),
+which is -inf there."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from nanlint.fix import fixes
+from nanlint.analysis.gates.sites import SLASH
+from nanlint.vocabulary import ops as o
+from nanlint.vocabulary.limits import FLOAT16_OVERFLOW, FLOAT16_ZERO
+from nanlint.rules.context import RuleContext
+from nanlint.semantic.literals import number
+from nanlint.semantic.resolve import Scope
+from nanlint.rules.base import Rule
+from nanlint.rules._float16 import Float16Evidence
+from nanlint.rules._masked_rows import Fill, fills, finite_fill
+from nanlint.rules._zero_divisions import division_sites
+
+# the epsilon a fix writes: float16's smallest normal number is 6.1e-5, so 1e-4 is a normal
+# float16 (1.0001e-4, full precision) in every framework and needs no dtype at hand
+FIXED_EPSILON = "1e-4"
+_RESULT = {o.LOG: "at 0 the log is -inf", o.SQRT: "at 0 the sqrt's gradient is inf",
+           o.DIVIDE: "at 0 the division is inf (0 / 0 NaN)", o.L2_NORMALIZE: "a zero vector is 0 / 0 = NaN"}
+_SOFTMAXES = (o.SOFTMAX, o.LOG_SOFTMAX, o.CROSS_ENTROPY, o.SOFTMAX_CROSS_ENTROPY)
+
+
+def _literal(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope) -> tuple[cst.BaseExpression, float] | None:
+    """The numeric literal ``expr`` is (through a name bound in this file), and its value."""
+    if expr is None:
+        return None
+    value = number(expr)
+    if value is not None:
+        return expr, value
+    if isinstance(expr, cst.Name):
+        r = ctx.resolve(expr, scope)
+        if r.expr is not expr and (r.ctx is None or r.ctx is ctx):
+            value = number(r.expr)
+            if value is not None:
+                return r.expr, value
+    return None
+
+
+def _tiny(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope) -> cst.BaseExpression | None:
+    found = _literal(ctx, expr, scope)
+    return found[0] if found is not None and 0 < found[1] <= FLOAT16_ZERO else None
+
+
+def _guard(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> tuple[cst.BaseExpression, str] | None:
+    """The epsilon keeping ``expr`` from 0 that is 0 in float16: ``x + 1e-8``, ``clamp(x, min=1e-20)``,
+    ``maximum(x, 1e-10)``; and how the message names it."""
+    for r in ctx.values(expr, scope)[:4]:
+        if r.ctx is not None and r.ctx is not ctx:
+            continue
+        e = ctx.arithmetic(r.expr, r.scope)
+        if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Add):
+            for side in (e.right, e.left):
+                eps = _tiny(ctx, side, r.scope)
+                if eps is not None:
+                    return eps, "the added epsilon"
+        call = ctx.op_call(e, r.scope) if isinstance(e, cst.Call) else None
+        if call is not None and call.op == o.CLIP:
+            eps = _tiny(ctx, call.value("lo"), r.scope)
+            if eps is not None:
+                return eps, "the clamp's lower bound"
+        elif call is not None and call.op == o.MAXIMUM:
+            for side in (call.value("x"), call.value("y")):
+                eps = _tiny(ctx, side, r.scope)
+                if eps is not None:
+                    return eps, "the maximum's floor"
+    return None
+
+
+def _big_negative(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope) -> bool:
+    found = _literal(ctx, expr, scope)
+    return found is not None and found[1] <= -FLOAT16_OVERFLOW
+
+
+class Float16Limits(Rule):
+    code = "NAN506"
+    name = "float16-limits"
+    summary = "a constant float16 cannot hold: an epsilon that is 0, a mask fill that is -inf"
+    fix = fixes.UNSAFE
+    needs = ("float16", "half", "autocast", "GradScaler")
+    triggers = (frozenset({o.LOG, o.SQRT, o.RSQRT, o.DIVIDE, SLASH, o.RECIPROCAL, o.POW, o.L2_NORMALIZE,
+                           *_SOFTMAXES}),)
+
+    def check(self, ctx: RuleContext) -> None:
+        evidence = Float16Evidence(ctx)
+        seen: set[int] = set()
+        sinks = [(c.x, c.scope, f"the {c.op} on line {ctx.file_line(c.node)}", _RESULT[c.op])
+                 for c in ctx.calls(o.LOG, o.SQRT)]
+        sinks += [(den, scope, f"the {how.split()[0]} on line {ctx.file_line(node)}", _RESULT[o.DIVIDE])
+                  for node, _, den, scope, how in division_sites(ctx)]
+        for expr, scope, where, result in sinks:
+            found = _guard(ctx, expr, scope) if expr is not None else None
+            why, may = evidence.compute(scope) if found is not None else (None, False)
+            if found is None or why is None or id(found[0]) in seen:
+                continue
+            seen.add(id(found[0]))
+            self.epsilon(ctx, found[0], f"{found[1]} `{ctx.code(found[0])}` of {where}", result, why, may)
+        for call in ctx.calls(o.L2_NORMALIZE):
+            eps = _tiny(ctx, call.value("eps"), call.scope)
+            why, may = evidence.compute(call.scope) if eps is not None else (None, False)
+            if eps is not None and why is not None and id(eps) not in seen:
+                seen.add(id(eps))
+                self.epsilon(ctx, eps, f"the normalization's eps `{ctx.code(eps)}` (line {ctx.file_line(call.node)})",
+                             _RESULT[o.L2_NORMALIZE], why, may)
+        for call in ctx.calls(*_SOFTMAXES):
+            scores = call.value("logits") if call.op in (o.CROSS_ENTROPY, o.SOFTMAX_CROSS_ENTROPY) else call.x
+            for fill in fills(ctx, scores, call.scope, _big_negative):
+                why, may = evidence.compute(fill.scope)
+                if why is not None and id(fill.site) not in seen:
+                    seen.add(id(fill.site))
+                    self.fill(ctx, fill, f"the {call.op} on line {ctx.file_line(call.node)}", call.framework, why, may)
+
+    @staticmethod
+    def epsilon(ctx: RuleContext, eps: cst.BaseExpression, what: str, result: str, why: str, may: bool) -> None:
+        message = (f"{what} is 0 in float16 (every |v| <= 2**-25 = 2.98e-8 rounds to 0), and this file computes in "
+                   f"float16 ({why}): the guard is gone, and {result}; "
+                   f"use an epsilon float16 holds ({FIXED_EPSILON})")
+        fix = fixes.Fix(fixes.UNSAFE, f"Use {FIXED_EPSILON}, a normal float16 number", [(eps, cst.Float(FIXED_EPSILON))])
+        ctx.report(eps, message if not may else message.replace("this file computes in float16",
+                                                                 "weak evidence: this file may compute in float16"),
+                   fix, may=may)
+
+    @staticmethod
+    def fill(ctx: RuleContext, fill: Fill, where: str, framework, why: str, may: bool) -> None:
+        how = f"`{ctx.code(fill.node)}` times the mask" if fill.additive else f"the fill `{ctx.code(fill.node)}`"
+        message = (f"{how} reaches {where} and is beyond float16's range (|v| >= 65520 rounds to inf; the largest "
+                   f"float16 is 65504), and this file computes in float16 ({why}): it is -inf there, a fully masked "
+                   "row is NaN (torch's masked_fill raises instead); fill with the dtype's most negative finite value")
+        message = message if not may else message.replace("this file computes in float16",
+                                                          "weak evidence: this file may compute in float16")
+        made = finite_fill(ctx, fill, fill.framework or framework)
+        text = "Fill with the dtype's most negative finite value (finfo(dtype).min), which float16 holds"
+        fix = fixes.Fix(fixes.DISPLAY_ONLY, text) if made is None else \
+            fixes.Fix(fixes.UNSAFE, text, [(fill.node, made[0])], made[1])
+        ctx.report(fill.site, message, fix, may=may)
