@@ -29,7 +29,8 @@ class MaskedRowSoftmax(Rule):
     summary = "softmax of scores filled with -inf where a mask says is NaN on a fully masked row"
     fix = fixes.UNSAFE
     # a fill, or (may tier) ``s + mask.log()`` / ``log(mask...)``: not every ``log(`` (``math.log(2)``)
-    needs = ("inf", "INF", "Inf", ".log()", "log(mask", "log(attn", "log(attention")
+    # (``float('-inf')``, ``-np.inf``, ``np.NINF``; not "inf" in "information", "inference")
+    needs = ("inf'", 'inf"', ".inf", ".Inf", "NINF", ".log()", "log(mask", "log(attn", "log(attention")
     triggers = (frozenset(_SOFTMAXES),)
 
     def check(self, ctx: RuleContext) -> None:

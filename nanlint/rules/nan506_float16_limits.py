@@ -5,6 +5,8 @@ which is -inf there."""
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from nanlint.fix import fixes
@@ -83,7 +85,12 @@ class Float16Limits(Rule):
     name = "float16-limits"
     summary = "a constant float16 cannot hold: an epsilon that is 0, a mask fill that is -inf"
     fix = fixes.UNSAFE
-    needs = ("float16", "half", "autocast", "GradScaler")
+    needs = ("float16", ".half", "autocast", "GradScaler")  # ``.half()``, ``torch.half``; not "half" in prose
+
+    def site(self, tree, text: str, path=None, extra=()) -> bool:
+        """Float16 written as code, not in prose: a ``float16``/``half`` name or attribute, a
+        ``"float16"`` string that is not a docstring, ``autocast``, ``GradScaler``."""
+        return _float16_in_code(tree) and _limit_literal(tree)
     triggers = (frozenset({o.LOG, o.SQRT, o.RSQRT, o.DIVIDE, SLASH, o.RECIPROCAL, o.POW, o.L2_NORMALIZE,
                            *_SOFTMAXES}),)
 
@@ -139,3 +146,32 @@ class Float16Limits(Rule):
         fix = fixes.Fix(fixes.DISPLAY_ONLY, text) if made is None else \
             fixes.Fix(fixes.UNSAFE, text, [(fill.node, made[0])], made[1])
         ctx.report(fill.site, message, fix, may=may)
+
+
+_FLOAT16_WORDS = frozenset({"float16", "half", "autocast", "GradScaler", "mixed_float16"})
+
+
+def _float16_in_code(tree: ast.AST) -> bool:
+    docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Attribute) and n.attr in _FLOAT16_WORDS or isinstance(n, ast.Name) and n.id in _FLOAT16_WORDS:
+            return True
+        if isinstance(n, ast.alias) and n.name.rsplit(".", 1)[-1] in _FLOAT16_WORDS:
+            return True
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings \
+                and any(w in n.value for w in ("float16", "half")):
+            return True
+    return False
+
+
+def _limit_literal(tree: ast.AST) -> bool:
+    """A number float16 cannot hold: an epsilon that is 0 there, a fill beyond its range
+    (what every finding starts from; a skeleton of a large file: assumed)."""
+    if hasattr(tree, "firsts"):
+        return True
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant) and type(n.value) in (int, float):
+            v = abs(n.value)
+            if 0 < v <= FLOAT16_ZERO or v >= FLOAT16_OVERFLOW:
+                return True
+    return False
