@@ -42,11 +42,6 @@ class Statistic:
     framework: o.Framework | None = None  # a tensor count's framework (its maximum); None: a Python int
 
 
-def _short(ctx: RuleContext, node: cst.CSTNode, width: int = 40) -> str:
-    text = " ".join(ctx.code(node).split())
-    return text if len(text) <= width else text[:width - 3] + "..."
-
-
 def _last(func: cst.BaseExpression) -> str:
     return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
 
@@ -66,9 +61,9 @@ def statistic_of(ctx: RuleContext, den: cst.BaseExpression, scope: Scope,
     if first is None:
         return None
     r, owner, (node, kind, x, framework, correction) = first
-    shown = f"`{_short(owner, node)}`"
+    shown = f"`{owner.short(node)}`"
     what = f"the {kind} {shown}"
-    data = _short(owner, x, 30) if x is not None else "the values"
+    data = owner.short(x, 30) if x is not None else "the values"
     why = _STD_WHY.format(x=data)
     if framework == "torch" and correction:
         why += _TORCH_ONE
@@ -235,8 +230,8 @@ def count_of(ctx: RuleContext, den: cst.BaseExpression, scope: Scope,
     how, framework = found
     if framework is None and num is not None and not _tensor(ctx, num, scope):
         return None  # Python numbers: 1 / 0 raises ZeroDivisionError, no NaN
-    shown = f"`{_short(ctx, e)}`"
-    why = f"it is 0 when {how} `{_short(ctx, e.left, 30)}` is 1 (a window of one element): x / 0 is inf (0/0 = NaN)"
+    shown = f"`{ctx.short(e)}`"
+    why = f"it is 0 when {how} `{ctx.short(e.left, 30)}` is 1 (a window of one element): x / 0 is inf (0/0 = NaN)"
     return Statistic("count", shown, r, why, "divide by max(n - 1, 1)", weak=how in ("the count", "the dimension"),
                      count=e.left, framework=framework)
 

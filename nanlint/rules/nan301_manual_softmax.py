@@ -89,11 +89,6 @@ def _unclipped(ctx: RuleContext, expr: cst.BaseExpression | None, scope) -> cst.
     return expr
 
 
-def _short(ctx: RuleContext, expr: cst.BaseExpression) -> str:
-    text = " ".join(ctx.code(expr).split())
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def _logit_evidence(ctx: RuleContext, div: Division, xs: tuple, scope) -> str | None:
     """Why the exponent is a logit, unbounded above (evidence.logit), for the exponent (either
     side's, unclipped) or a term added to it (``start_transitions + logits``), over every exp
@@ -107,7 +102,7 @@ def _logit_evidence(ctx: RuleContext, div: Division, xs: tuple, scope) -> str | 
         for _, term in [(1, e)] + list(terms(e)):
             if logit(ctx, term, scope):
                 affine = not LOGIT_NAME.search(ctx.code(term))
-                return (f"`{_short(ctx, term)}` is {'an affine output' if affine else 'named like a logit'}: "
+                return (f"`{ctx.short(term)}` is {'an affine output' if affine else 'named like a logit'}: "
                         f"a logit has no upper bound, and exp of one above {_limits.shown(limits.EXP_OVERFLOW, None)} "
                         "is inf in float32")
     return None
@@ -160,7 +155,7 @@ class ManualSoftmax(Rule):
             if evidence is not None:
                 ctx.report(div.node, f"{message}; the exponent {evidence}", fix)
             else:  # nothing says the exponent grows past 88: the may tier
-                ctx.report(div.node, f"{message}; weak evidence: the exponent `{_short(ctx, exp.x)}` is not shown "
+                ctx.report(div.node, f"{message}; weak evidence: the exponent `{ctx.short(exp.x)}` is not shown "
                            "to be a logit (named like one, or an affine output), so it may stay small", fix, may=True)
 
     @staticmethod

@@ -18,11 +18,6 @@ from nanlint.analysis.guards import guarded
 from nanlint.semantic.reach import origin_note
 
 
-def _short(ctx: RuleContext, expr: cst.BaseExpression) -> str:
-    text = " ".join(ctx.code(expr).split())
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 class MaskedMean(Rule):
     code = "NAN401"
     # on evidence (issue 21): strong when this code selects the mask (a comparison: nothing keeps
@@ -50,7 +45,7 @@ class MaskedMean(Rule):
             if zero is not None and zero.strong and data_mask(ctx, mask, div.scope) is None:
                 where = origin_note(zero.value.ctx or ctx, zero.value)
                 built = ctx.resolve(mask, div.scope).expr
-                named = f"`{_short(ctx, mask)}`" + (f" = `{_short(ctx, built)}`" if built is not mask else "")
+                named = f"`{ctx.short(mask)}`" + (f" = `{ctx.short(built)}`" if built is not mask else "")
                 ctx.report(div.node, head + f"the mask {named}{where} is selected here by a comparison, "
                            "which nothing keeps from matching nothing in a batch; guard the division", fix)
                 continue

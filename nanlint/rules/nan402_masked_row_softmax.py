@@ -15,11 +15,6 @@ from nanlint.rules._masked_rows import MAY, SILENT, STRONG, Fill, fills, finite_
 _SOFTMAXES = (o.SOFTMAX, o.LOG_SOFTMAX, o.CROSS_ENTROPY, o.SOFTMAX_CROSS_ENTROPY)
 
 
-def _short(ctx: RuleContext, expr: cst.BaseExpression) -> str:
-    text = " ".join(ctx.code(expr).split())
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 class MaskedRowSoftmax(Rule):
     code = "NAN402"
     # on evidence (issue 24): strong when the mask can empty a row (a query-key outer product, a
@@ -49,12 +44,12 @@ class MaskedRowSoftmax(Rule):
                 fix = self.make_fix(ctx, fill, framework)
                 where = f"the {op} on line {ctx.file_line(node)}"
                 if fill.additive:
-                    ctx.report(fill.site, f"scores plus `{_short(ctx, fill.mask)}` * -inf reach {where}: the 0/1 "
+                    ctx.report(fill.site, f"scores plus `{ctx.short(fill.mask)}` * -inf reach {where}: the 0/1 "
                                "mask times -inf is 0 * -inf = NaN at every kept position, and a fully masked row is "
                                "all -inf (NaN too); fill with the dtype's most negative finite value", fix)
                     continue
-                how = f"plus `{_short(ctx, fill.node)}` (-inf where the mask is 0)" if fill.log else \
-                    f"filled with -inf where `{_short(ctx, fill.mask)}` says"
+                how = f"plus `{ctx.short(fill.node)}` (-inf where the mask is 0)" if fill.log else \
+                    f"filled with -inf where `{ctx.short(fill.mask)}` says"
                 head = (f"scores {how} reach {where}, which is NaN on a row the mask empties "
                         "(all -inf: exp(-inf - (-inf)) = NaN); ")
                 if tier == MAY:

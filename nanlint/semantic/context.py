@@ -53,7 +53,13 @@ class FileContext:
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 
+    def short(self, node: cst.CSTNode, width: int = 40) -> str:
+        """``node``'s code on one line, cut to ``width`` characters: for naming it in a message."""
+        text = " ".join(self.code(node).split())
+        return text if len(text) <= width else text[:width - 3] + "..."
+
     # --- ops ------------------------------------------------------------------------
+
     def uses_framework(self) -> bool:
         return bool(self.index.imported_roots & fw_registry.roots())
 
