@@ -85,3 +85,15 @@ def test_editing_the_importer_relints_the_helper(tmp_path, run_cli):
     write(tmp_path, {"train.py": METRIC})
     code, out, _ = run_cli("--select", "NAN201", "utils.py")
     assert code == 0 and "NAN201" not in out, out
+
+
+def test_a_same_named_function_of_another_module_is_not_the_helper(tmp_path):
+    """The importer takes ``safe_log`` from utils too, but the call under its tape is of
+    a local ``safe_log`` that shadows it (a ``def`` after the import): not the helper."""
+    shadowed = TAPE.format(imp="utils").replace(
+        "    def step(", "    def safe_log(x):\n        return x\n\n\n    def step(")
+    write(tmp_path, {"utils.py": HELPER, "train.py": shadowed})
+    assert nan201(tmp_path / "utils.py") == []
+    write(tmp_path, {"train.py": TAPE.format(imp="losses"), "losses.py": "def safe_log(x):\n    return x\n"})
+    assert nan201(tmp_path / "utils.py") == []
+    assert nan201(tmp_path / "utils.py", may=True)[0].may

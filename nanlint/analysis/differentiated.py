@@ -35,7 +35,7 @@ from typing import Callable
 
 import libcst as cst
 
-from nanlint.semantic import importers, modules
+from nanlint.semantic import definitions, importers, modules
 from nanlint.semantic.context import FileContext
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.navigation import enclosing, inside, scope_at, self_attributes, stored, variable_names
@@ -96,7 +96,7 @@ def _from_importers(ctx: FileContext, node: cst.CSTNode) -> str | None:
     for path, names in importers.importers(here, modules.extra_roots(ctx.settings)):
         if name not in names:
             continue
-        other = modules.load(path, ctx)
+        other = definitions.load(path, ctx)
         if other is None:
             continue
         regions = other.memo("differentiated.regions", lambda o=other: _regions(o))
@@ -130,8 +130,8 @@ def _top_function(ctx: FileContext, node: cst.CSTNode) -> cst.FunctionDef | None
 
 
 def _defined_here(other, call: cst.Call, scope: Scope, here: Path) -> bool:
-    found = modules.definition(other, call.func, scope)
-    return found is not None and modules.resolved(Path(found[0].path)) == modules.resolved(here)
+    found = definitions.defining_file(other, call.func, scope)
+    return found is not None and modules.resolved(found[0]) == modules.resolved(here)
 
 
 # --- the regions autodiff runs in ------------------------------------------------------------------

@@ -26,14 +26,6 @@ _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "build",
                         ".nanlint_cache"})
 
 
-def root_of(path: Path) -> Path:
-    """The directory the project around ``path`` is scanned from."""
-    top = path.parent
-    while (top / "__init__.py").is_file() and top.parent != top:
-        top = top.parent
-    return top
-
-
 def importers(path: Path, extra: tuple[str, ...] = ()) -> list[tuple[Path, frozenset[str]]]:
     """(file, the names it takes) for each project file that imports names from ``path``
     directly, in a stable order; none for a file outside a directory."""
@@ -43,7 +35,7 @@ def importers(path: Path, extra: tuple[str, ...] = ()) -> list[tuple[Path, froze
         return []
     if not real.is_file():
         return []
-    found = _reverse(root_of(real), extra).get(real, {})
+    found = _reverse(modules.top_of(real), extra).get(real, {})
     return [(p, frozenset(found[p])) for p in sorted(found) if p != real]
 
 

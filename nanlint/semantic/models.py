@@ -21,7 +21,7 @@ from __future__ import annotations
 import libcst as cst
 
 from nanlint.vocabulary import frameworks as fw_registry
-from nanlint.semantic import modules
+from nanlint.semantic import definitions
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.resolve import Scope
 
@@ -142,7 +142,7 @@ def _instance(ctx: "Model", model: cst.Call, scope: Scope) -> Output | None:
             return None
         node = found[0][0].node
     if not isinstance(node, cst.ClassDef):  # a model class of another module of the project
-        elsewhere = modules.definition(ctx, model.func, scope)
+        elsewhere = definitions.definition(ctx, model.func, scope)
         if elsewhere is None or not isinstance(elsewhere[1], cst.ClassDef):
             return None
         ctx, node = elsewhere

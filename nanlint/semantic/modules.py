@@ -1,8 +1,8 @@
-"""The project's own modules: where an import of one lives, and its values.
+"""The project's own modules: where an import of one lives, and which files a file depends on.
 
 A name imported from another module of the project (``from .model import predict_proba``,
-``from model import Net``, ``import pkg.losses as L``) is followed into that module, parsed
-on first use (once per process) and analysed with the same layer as the importing file.
+``from model import Net``, ``import pkg.losses as L``) is followed into that module
+(:mod:`nanlint.semantic.definitions` loads it and reads its values); this module finds it.
 
 Resolution follows Python's: a relative import from the importing file's
 package; an absolute one against the project roots -- the importing file's
@@ -17,23 +17,15 @@ file imports, transitively; a file's cached result is keyed by their contents to
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-import libcst as cst
-
-from nanlint.semantic.resolve import ASSIGN, Binding, Scope
-from nanlint.source.walk import parse
-
-from nanlint.semantic.model import Model
-
 MAX_DEPENDENCIES = 64  # project files one file's result may depend on
 MAX_DEPTH = 2  # import levels followed
 MAX_REEXPORTS = 2  # ``from M import name`` hops from the module imported to the one defining name
-_SKIP_ROOTS = frozenset({"tensorflow", "torch", "jax", "jaxlib", "keras", "optax", "flax", "haiku", "numpy",
+SKIP_ROOTS = frozenset({"tensorflow", "torch", "jax", "jaxlib", "keras", "optax", "flax", "haiku", "numpy",
                          "scipy", "os", "sys", "math", "re", "json", "typing", "collections", "functools",
                          "itertools", "dataclasses", "pathlib", "logging", "abc", "__future__"})
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b[ \t\\]*"
@@ -48,13 +40,18 @@ _MEMO: dict | None = None
 
 
 # --- where modules live ---------------------------------------------------------------
-def roots(path: Path, extra: tuple[str, ...] = ()) -> list[Path]:
-    """The directories an absolute import from ``path`` is resolved against."""
-    here = path.parent
-    top = here
+def top_of(path: Path) -> Path:
+    """The directory above ``path``'s outermost package: where its project is scanned from."""
+    top = path.parent
     while (top / "__init__.py").is_file() and top.parent != top:
         top = top.parent
-    out = [here, top, top / "src", *(Path(e) for e in extra)]
+    return top
+
+
+def roots(path: Path, extra: tuple[str, ...] = ()) -> list[Path]:
+    """The directories an absolute import from ``path`` is resolved against."""
+    top = top_of(path)
+    out = [path.parent, top, top / "src", *(Path(e) for e in extra)]
     seen: list[Path] = []
     for r in out:
         if r not in seen and r.is_dir():
@@ -86,7 +83,7 @@ def module_file(importer: Path, level: int, module: str | None, name: str | None
 def _module_file(importer: Path, level: int, module: str | None, name: str | None,
                  extra: tuple[str, ...]) -> Path | None:
     parts = module.split(".") if module else []
-    if level == 0 and (not parts or parts[0] in _SKIP_ROOTS):
+    if level == 0 and (not parts or parts[0] in SKIP_ROOTS):
         return None
     if level > 0:
         base = importer.parent
@@ -215,7 +212,7 @@ def import_lines(text: str) -> list[tuple]:
         if plain is not None:
             for item in plain.split(","):
                 parts = item.split()
-                if not parts or parts[0].split(".")[0] in _SKIP_ROOTS:
+                if not parts or parts[0].split(".")[0] in SKIP_ROOTS:
                     continue
                 prefix = parts[-1] if len(parts) == 3 and parts[1] == "as" else parts[0]
                 out.append((0, parts[0], None, [prefix], [chains.attributes(prefix)]))
@@ -227,7 +224,7 @@ def import_lines(text: str) -> list[tuple]:
             names = re.sub(r"#[^\n]*", "", names[1:-1])
         parts = [n.split() for n in (names or "").split(",") if n.split()]
         bound = [p[-1] for p in parts]
-        skip = not level and module.split(".")[0] in _SKIP_ROOTS
+        skip = not level and module.split(".")[0] in SKIP_ROOTS
         out.append((level, module, [p[0] for p in parts], bound,
                     [frozenset() if skip else chains.attributes(b) for b in bound]))
     return out
@@ -317,184 +314,3 @@ def _content_digest(p: Path) -> str:
     if key is not None:
         _MEMO[key] = out  # type: ignore[index]
     return out
-
-
-# --- loading ------------------------------------------------------------------------------
-_LOADED: dict[str, tuple[tuple[int, int], "Model | None"]] = {}
-
-
-def load(path: Path, like: "Model") -> "Model | None":
-    """The analysed module at ``path``, a context of the same kind and settings as ``like``
-    (parsed once per process and file version)."""
-
-    key = str(path.resolve())
-    try:
-        st = os.stat(key)
-    except OSError:
-        return None
-    stamp = (st.st_mtime_ns, st.st_size)
-    got = _LOADED.get(key)
-    if got is not None and got[0] == stamp:
-        return got[1]
-    ctx = None
-    try:
-        ctx = type(like)(parse(Path(key).read_bytes()), key, like.settings)
-    except Exception:  # noqa: BLE001 - a module that does not parse has no values to give
-        ctx = None
-    _LOADED[key] = (stamp, ctx)
-    return ctx
-
-
-def _importer(ctx: "Model") -> Path | None:
-    if not ctx.path or ctx.path.startswith("<"):
-        return None
-    p = Path(ctx.path)
-    return p if p.is_file() else None
-
-
-_SUMMARIES: dict[str, tuple[tuple[int, int], dict[str, str]]] = {}
-
-
-def summary(path: Path) -> dict[str, str]:
-    """What each top-level name of a module is bound to (``def``, ``class``, ``assign``,
-    ``from:LEVEL:MODULE:NAME`` for ``from MODULE import NAME``, ``other``), from CPython's
-    parser: deciding whether a name is worth following costs no libcst parse."""
-    import ast
-
-    key = str(path)
-    try:
-        st = os.stat(key)
-    except OSError:
-        return {}
-    stamp = (st.st_mtime_ns, st.st_size)
-    got = _SUMMARIES.get(key)
-    if got is not None and got[0] == stamp:
-        return got[1]
-    kinds: dict[str, str] = {}
-    try:
-        tree = ast.parse(Path(key).read_bytes())
-    except (SyntaxError, ValueError, OSError, MemoryError, RecursionError):
-        tree = None
-    for node in tree.body if tree is not None else ():
-        names: list[tuple[str, str]] = []
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            names = [(node.name, "def")]
-        elif isinstance(node, ast.ClassDef):
-            names = [(node.name, "class")]
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names = [(t.id, "assign") for t in targets if isinstance(t, ast.Name)]
-        elif isinstance(node, ast.ImportFrom) and node.names[0].name != "*":  # a re-export: followed
-            names = [(a.asname or a.name, f"from:{node.level}:{node.module or ''}:{a.name}") for a in node.names]
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [((a.asname or a.name).split(".")[0], "other") for a in node.names]
-        for name, kind in names:
-            kinds[name] = kind if name not in kinds else "other"  # bound twice: not followed
-    _SUMMARIES[key] = (stamp, kinds)
-    return kinds
-
-
-def _target(ctx: "Model", binding: Binding, kinds: tuple[str, ...]) -> tuple["Model", str] | None:
-    """The module a ``from M import name`` binding imports from, and the name, when the
-    module binds the name once, to one of ``kinds``."""
-    if binding.source is None:
-        return None
-    level, module, name = binding.source
-    importer = _importer(ctx)
-    if importer is None or name is None:
-        return None
-    return _bound_in(ctx, importer, level, module, name, kinds)
-
-
-def _bound_in(ctx: "Model", importer: Path, level: int, module: str | None, name: str,
-              kinds: tuple[str, ...]) -> tuple["Model", str] | None:
-    """The module ``from {level}{module} import {name}`` takes ``name`` from (through a
-    package's re-exports), loaded, when it binds the name once, to one of ``kinds``."""
-    extra = extra_roots(ctx.settings)
-    for _ in range(MAX_REEXPORTS + 1):  # through re-exports: a package's ``from .model import f``
-        file = module_file(importer, level, module, None, extra)
-        kind = summary(file).get(name) if file is not None else None
-        if kind is None or not kind.startswith("from:"):
-            break
-        _, hop, module, name = kind.split(":", 3)
-        importer, level, module = file, int(hop), module or None
-    if file is None or kind not in kinds:
-        return None
-    other = load(file, ctx)
-    return (other, name) if other is not None and other is not ctx else None
-
-
-def _attribute_target(ctx: "Model", func: cst.Attribute, scope: Scope,
-                      kinds: tuple[str, ...]) -> tuple["Model", str] | None:
-    """``m.f`` (``m.sub.f``) where ``m`` is a project module imported whole (``import
-    models.gan as m``, ``from . import model as m``, ``from pkg import nets``, ``import
-    pkg.nets``): the module binding ``f``, as for ``from M import f``."""
-    path: list[str] = []
-    root: cst.BaseExpression = func.value
-    while isinstance(root, cst.Attribute):
-        path.insert(0, root.attr.value)
-        root = root.value
-    if not isinstance(root, cst.Name) or len(path) > MAX_DEPTH:
-        return None
-    found = ctx.index.lookup(root.value, scope)
-    if found is None or len(found[0]) != 1 or found[0][0].source is None:
-        return None
-    level, module, name = found[0][0].source
-    parts = (module.split(".") if module else []) + ([name] if name else []) + path
-    importer = _importer(ctx)
-    if importer is None or not parts or (level == 0 and parts[0] in _SKIP_ROOTS):
-        return None
-    return _bound_in(ctx, importer, level, ".".join(parts), func.attr.value, kinds)
-
-
-def _module_binding(other: "Model", name: str) -> Binding | None:
-    bindings = other.index.module_scope.bindings.get(name)
-    if not bindings or len(bindings) != 1 or bindings[0].conditional:
-        return None
-    return bindings[0]
-
-
-def imported(ctx: "Model", binding: Binding) -> tuple["Model", cst.BaseExpression, Scope] | None:
-    """The value a name imported from a project module is assigned there."""
-    found = _target(ctx, binding, ("assign",))
-    if found is None:
-        return None
-    other, name = found
-    b = _module_binding(other, name)
-    if b is None or b.kind != ASSIGN or b.value is None:
-        return None
-    return other, b.value, other.index.module_scope
-
-
-def definition(ctx: "Model", func: cst.BaseExpression, scope: Scope) -> tuple["Model", cst.CSTNode] | None:
-    """The ``def``/``class`` a name imported from a project module is (``f`` of ``from M
-    import f``, or ``m.f`` of a module ``m`` imported whole), and its module."""
-    if isinstance(func, cst.Attribute):
-        target = _attribute_target(ctx, func, scope, ("def", "class"))
-    elif isinstance(func, cst.Name):
-        found = ctx.index.lookup(func.value, scope)
-        if found is None or len(found[0]) != 1:
-            return None
-        target = _target(ctx, found[0][0], ("def", "class"))
-    else:
-        return None
-    if target is None:
-        return None
-    other, name = target
-    b = _module_binding(other, name)
-    if b is None or not isinstance(b.node, (cst.FunctionDef, cst.ClassDef)):
-        return None
-    return other, b.node
-
-
-def called(ctx: "Model", call: cst.Call, scope: Scope) -> tuple["Model", Scope, list[cst.Return]] | None:
-    """For a call of a function imported from a project module: its module, scope and returns."""
-    found = definition(ctx, call.func, scope)
-    if found is None or not isinstance(found[1], cst.FunctionDef):
-        return None
-    other, node = found
-    fake = cst.Call(cst.Name(node.name.value))
-    returned = other.returns_of(fake, other.index.module_scope)
-    if returned is None:
-        return None
-    return other, returned[0], returned[1]

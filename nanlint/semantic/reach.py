@@ -10,7 +10,7 @@ it can take its value from, each with the path that brought it there:
   its parameters bound to that call's arguments;
 * a parameter: the arguments passed at the function's call sites in its module;
 * a call of a model object (:mod:`nanlint.semantic.models`): its last layer or ``forward``;
-* a name imported from another module of the project (:mod:`nanlint.semantic.modules`);
+* a name imported from another module of the project (:mod:`nanlint.semantic.definitions`);
 * with ``shape=True``, layout ops (reshape, view, transpose, concat, cast...)
   and indexing, which do not change what a value can be.
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from nanlint.semantic import models, modules
+from nanlint.semantic import definitions, models
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.resolve import ASSIGN, UNPACK, Binding, Scope
 
@@ -179,7 +179,7 @@ class _Walk:
         if isinstance(b.node, cst.Param):
             return self._param(ctx, b, name, where, origins, via, frames, depth)
         if b.source is not None:  # from .model import predict_proba
-            target = modules.imported(ctx, b)
+            target = definitions.imported(ctx, b)
             if target is None:
                 return False
             tctx, texpr, tscope = target
@@ -286,7 +286,7 @@ class _Walk:
                               path=self._path(octx))
                 self.expand(octx, oexpr, oscope, origins + [step], via | {MODEL}, {}, depth - 1)
             return True
-        target = modules.called(ctx, expr, scope)
+        target = definitions.called(ctx, expr, scope)
         if target is not None:
             tctx, fscope, rets = target
             for ret in rets:

@@ -280,7 +280,7 @@ class Search:
     def _module_attribute(self, func: ast.Attribute, mode: str) -> bool:
         """The answer for ``m.f(x)`` (``m.sub.f(x)``) where ``m`` is a module imported whole
         (``import pkg.m as m``, ``from . import m``), found in the project module, as the
-        value flow follows it (``modules.definition``)."""
+        value flow follows it (``definitions.definition``)."""
         path: list[str] = []
         root = func.value
         while type(root) is ast.Attribute:
