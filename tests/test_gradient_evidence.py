@@ -162,6 +162,24 @@ def test_a_gradient_that_reaches_reports_by_default_and_says_how(src, evidence):
 
 
 # --- the seeds (../shared/seeds) read as they were written --------------------------------------
+@pytest.mark.parametrize("use", ["r.detach()", "r.item()", "r.shape[0]", "r.device", "r.numpy()"])
+def test_a_value_that_leaves_autodiff_on_its_way_to_the_loss_is_no_evidence(use):
+    """``detach`` (torch's stop-gradient, from its table), a Python number, a shape or a
+    device: no gradient flows on to the loss. ``keep(r)`` (a function nothing here shows)
+    leaves the value unproven, so the finding stays in the may tier."""
+    src = f"""
+    import torch
+    def step(model, x, opt):
+        y = model(x)
+        r = torch.where(y != 0, 1 / y, 0.0)
+        keep(r)
+        total = {use} * y.sum()
+        total.backward()
+    """
+    assert default(src) == []
+    assert [f.may for f in may(src)] == [True]
+
+
 SEED_SINGLE_WHERE = """
 import tensorflow as tf
 

@@ -35,6 +35,7 @@ from typing import Callable
 
 import libcst as cst
 
+from nanlint.analysis.gradients import SHAPE_ATTRIBUTES, TO_PYTHON_METHODS
 from nanlint.semantic import definitions, importers, modules
 from nanlint.semantic.context import FileContext
 from nanlint.vocabulary import ops as o
@@ -273,10 +274,15 @@ def _flows_to_sink(ctx: FileContext, node: cst.CSTNode, depth: int, seen: set[in
             continue
         if isinstance(parent, cst.Attribute) and parent.value is cur:
             call = ctx.parent(parent)
-            if isinstance(call, cst.Call) and call.func is parent and parent.attr.value in ("backward",):
+            method = isinstance(call, cst.Call) and call.func is parent
+            if method and parent.attr.value == "backward":
                 return f"back-propagated on line {ctx.line_of(call)}"
-            if parent.attr.value in ("detach", "item", "numpy", "tolist", "shape", "ndim", "dtype"):
-                return None
+            if parent.attr.value in SHAPE_ATTRIBUTES or method and parent.attr.value in TO_PYTHON_METHODS:
+                return None  # what gradients.py calls a sink: no gradient flows on
+            if method:
+                op = ctx.op_call(call, scope_at(ctx, call))  # type: ignore[arg-type]
+                if op is not None and op.op == o.STOP_GRADIENT:  # x.detach()
+                    return None
         if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and parent.value is cur:
             targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
             for t in targets:
