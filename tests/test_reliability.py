@@ -525,6 +525,21 @@ def test_syntax_newer_than_the_running_python_is_linted_not_nan001(source):
     assert result.fixed_source == source.replace("torch.log(torch.softmax(z, 1))", "torch.log_softmax(z, 1)").encode()
 
 
+@pytest.mark.parametrize("size", [2_000, 1_200_000])  # a small file and one past the large-file bound
+def test_a_syntax_error_is_nan001_without_a_libcst_parse_of_the_file(size, monkeypatch):
+    """CPython's rejection is the answer unless the file can hold syntax newer than it
+    (f-strings, PEP 695): libcst is not asked to parse the rest (it took 34 s on 2 MB)."""
+    from nanlint.source import syntax
+
+    parsed = []
+    monkeypatch.setattr(syntax, "fast_parse", lambda source: parsed.append(len(source)) or cst.parse_module(""))
+    body = "y = torch.log(torch.softmax(z, 1)) / (types[0] + classes[1])\n"
+    source = ("import torch\n" + body * (size // len(body)) + "def broken(x):\n    return x +\n").encode()
+    result = default_linter().lint_source(source, "broken.py")
+    assert [f.code for f in result.findings] == ["NAN001"] and parsed == []
+    assert result.findings[0].start[0] == source.count(b"\n")  # the line of `return x +`
+
+
 def test_a_worker_that_dies_neither_hangs_nor_loses_the_other_files(tmp_path, monkeypatch):
     """A crash in native code kills a worker process: the run goes on, the other
     files are linted, and the file that killed it is an error, left unchanged."""
