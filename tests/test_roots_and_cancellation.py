@@ -206,6 +206,114 @@ def test_the_layer_norm_gradient_is_nan_and_the_fix_finite_as_the_page_says():
     assert r.item() == 1e4 and torch.isnan(v.grad).all()
 
 
+# --- NAN202: the framework's std where its gradient on a constant row is NaN ---------------------
+@pytest.mark.parametrize("source,fixed", [
+    ("""
+     import jax
+     import jax.numpy as jnp
+     def layer_norm(x):
+         return (x - jnp.mean(x, -1, keepdims=True)) / (jnp.std(x, axis=-1, keepdims=True, ddof=0) + 1e-5)
+     grads = jax.grad(lambda x: jnp.sum(layer_norm(x) ** 2))(x)
+     """, "jnp.sqrt(jnp.var(x, axis=-1, keepdims=True, ddof=0) + 1e-12)"),
+    ("""
+     import tensorflow as tf
+     with tf.GradientTape() as tape:
+         loss = tf.reduce_sum(tf.math.reduce_std(x, axis=-1))
+     """, "tf.sqrt(tf.math.reduce_variance(x, axis=-1) + 1e-12)"),
+    ("""
+     import tensorflow as tf
+     from keras import ops
+     with tf.GradientTape() as tape:
+         loss = ops.sum(ops.std(x, axis=-1))
+     """, "ops.sqrt(ops.var(x, axis=-1) + 1e-12)"),
+])
+def test_a_differentiated_std_is_flagged_where_its_gradient_is_nan_and_fixed(source, fixed):
+    [f] = lint(source)
+    assert f.code == "NAN202" and not f.may and f.fix_applicability == "unsafe"
+    assert "std on a constant row is NaN" in f.message
+    assert fixed in fix(source) and lint(fix(source)) == []
+
+
+@pytest.mark.parametrize("source", [
+    # torch's std has gradient 0 on a constant row
+    """
+    import torch
+    class Scale(torch.nn.Module):
+        def forward(self, x):
+            return x * x.std(-1, keepdim=True)
+    """,
+    # TensorFlow: a std or root of a variance that only divides the deviations has gradient 0
+    """
+    import tensorflow as tf
+    class LayerNorm(tf.keras.layers.Layer):
+        def call(self, x):
+            mean = tf.reduce_mean(x, axis=-1, keepdims=True)
+            return (x - mean) / (tf.math.reduce_std(x, axis=-1, keepdims=True) + 1e-5)
+    """,
+    """
+    import tensorflow as tf
+    class LayerNorm(tf.keras.layers.Layer):
+        def call(self, x):
+            mean = tf.reduce_mean(x, axis=-1, keepdims=True)
+            std = tf.sqrt(tf.math.reduce_variance(x, axis=-1, keepdims=True)) + 1e-5
+            return (x - mean) / std
+    """,
+])
+def test_a_std_whose_gradient_is_finite_there_is_silent(source):
+    assert [f for f in lint(source, may=True) if f.code == "NAN202"] == []
+
+
+def test_the_tf_layer_norm_std_read_elsewhere_too_is_flagged():
+    source = """
+    import tensorflow as tf
+    class LayerNorm(tf.keras.layers.Layer):
+        def call(self, x):
+            mean = tf.reduce_mean(x, axis=-1, keepdims=True)
+            std = tf.math.reduce_std(x, axis=-1, keepdims=True)
+            self.add_loss(tf.reduce_sum(std))
+            return (x - mean) / (std + 1e-5)
+    """
+    assert [f.code for f in lint(source)] == ["NAN202"]
+
+
+def test_the_std_of_rewards_is_the_may_tier():
+    source = """
+    import jax
+    import jax.numpy as jnp
+    def loss_fn(logp, rewards):
+        adv = (rewards - rewards.mean()) / (jnp.std(rewards) + 1e-8)
+        return -jnp.sum(logp * adv)
+    grads = jax.grad(loss_fn)(logp, rewards)
+    """
+    assert _codes(source) == [] and _codes(source, may=True) == [("NAN202", True)]
+
+
+def test_the_std_gradients_are_as_the_message_and_page_say():
+    import torch
+    import jax
+    import jax.numpy as jnp
+    import tensorflow as tf
+
+    row = [[3.0, 3.0, 3.0, 3.0]]
+    ln = jax.grad(lambda v: jnp.sum(((v - v.mean(-1, keepdims=True)) / (jnp.std(v, -1, keepdims=True) + 1e-5)) ** 2))
+    assert np.isnan(np.asarray(ln(jnp.asarray(row)))).all()  # JAX: even the LayerNorm's is NaN
+    fixed = jax.grad(lambda v: jnp.sum(((v - v.mean(-1, keepdims=True))
+                                        / (jnp.sqrt(jnp.var(v, -1, keepdims=True) + 1e-12) + 1e-5)) ** 2))
+    assert np.isfinite(np.asarray(fixed(jnp.asarray(row)))).all()
+    c = tf.constant(row)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(c)
+        y = tf.reduce_sum(((c - tf.reduce_mean(c, -1, keepdims=True)) / (tf.math.reduce_std(c, -1, keepdims=True) + 1e-5)) ** 2)
+        spread = tf.reduce_sum(tf.math.reduce_std(c, -1))
+        inverse = tf.reduce_sum(1.0 / (tf.math.reduce_std(c, -1) + 1e-5))
+    assert (tape.gradient(y, c).numpy() == 0).all()  # TF: the LayerNorm's is 0
+    assert np.isnan(tape.gradient(spread, c).numpy()).all()
+    assert np.isnan(tape.gradient(inverse, c).numpy()).all()  # "even with an epsilon added after it"
+    x = torch.tensor(row, requires_grad=True)
+    x.std(-1).sum().backward()
+    assert (x.grad == 0).all()  # torch: 0, not flagged
+
+
 # --- NAN206: a clamp at 0 of a squared distance -------------------------------------------------
 CLAMPED = """\
     import torch

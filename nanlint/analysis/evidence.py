@@ -132,6 +132,9 @@ def weak_mask(ctx: FileContext, expr: cst.BaseExpression, scope: Scope, _depth: 
 
 _ELSEWHERE = frozenset({CALL, MODEL, MODULE})
 LABEL_NAME = re.compile(r"label|target|gold|truth|y_true|ground", re.IGNORECASE)
+# data a loss is given that training does not differentiate: the labels, and in
+# reinforcement learning the rewards, returns and advantages (policy-gradient weights)
+_DATA_NAME = re.compile(LABEL_NAME.pattern + r"|reward|returns?(?![a-z])|advantage|adv(?![a-z])", re.IGNORECASE)
 
 
 def data_mask(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> str | None:
@@ -155,14 +158,15 @@ def data_mask(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> str |
             return None
     return "a mask of what the labels hold (labels compared with a constant): a batch of real data holds it"
 def label_data(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> str | None:
-    """The name of ``expr`` when it is the labels or targets a loss is given (a parameter
-    or a name ``targets``, ``labels``, ``y_true``...: data, which training does not
+    """The name of ``expr`` when it is the labels or targets a loss is given, or the
+    rewards, returns or advantages of a policy gradient (a parameter or a name
+    ``targets``, ``labels``, ``y_true``, ``rewards``...: data, which training does not
     differentiate), followed through names; None otherwise."""
     names = set()
     for r in ctx.values(expr, scope, shape=True):
         e = r.expr
         text = e.value if isinstance(e, cst.Name) else e.attr.value if isinstance(e, cst.Attribute) else None
-        if text is None or not LABEL_NAME.search(text):
+        if text is None or not _DATA_NAME.search(text):
             return None
         names.add(text)
     return sorted(names)[0] if names else None

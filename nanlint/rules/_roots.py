@@ -12,6 +12,7 @@ from nanlint.analysis.guards import constant
 from nanlint.semantic.context import OpCall
 from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
+from nanlint.semantic.navigation import enclosing, inside, stored, variable_names
 from nanlint.semantic.resolve import Scope
 from nanlint.rules._gradient_traps import binop, follow, is_difference, is_op, key, square_base, sum_of_squares
 
@@ -33,15 +34,58 @@ def variance(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> str | 
     base = square_base(ctx, inner, s)
     if base is None:
         return None
-    base, s = follow(ctx, base, s)
-    d = binop(ctx.arithmetic(base, s), cst.Subtract)
-    if d is None:
-        return None
-    mu, mu_scope = follow(ctx, d.right, s)
-    mean = is_op(ctx, mu, mu_scope, o.MEAN)
-    if mean is None or key(ctx, mean.x) != key(ctx, d.left):
+    if not deviation(ctx, base, s):
         return None  # a mean squared error: the two sides are not a value and its mean
     return "a mean of squared deviations (a variance)"
+
+
+def deviation(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """``x - mean(x)`` (through names): a deviation from the mean, 0 on a constant row."""
+    expr, scope = follow(ctx, expr, scope)
+    d = binop(ctx.arithmetic(expr, scope), cst.Subtract)
+    if d is None:
+        return False
+    mu, mu_scope = follow(ctx, d.right, scope)
+    mean = is_op(ctx, mu, mu_scope, o.MEAN)
+    return mean is not None and key(ctx, mean.x) == key(ctx, d.left)
+
+
+def zero_upstream(ctx: RuleContext, root: cst.BaseExpression, scope: Scope) -> bool:
+    """Whether the gradient reaching ``root`` (a std, a root of a variance) is 0 on a
+    constant row: its value (plus an epsilon or not), or the local name it is assigned to
+    at every read, is only the denominator of a deviation from the mean, ``(x - mean(x)) /
+    (root + eps)``, whose derivative in the denominator is 0 there (a LayerNorm). Where a
+    framework's sqrt gradient of a 0 upstream gradient is 0 (TensorFlow), that is finite."""
+    if _denominator_of_deviation(ctx, root, scope):
+        return True
+    value = _plus_eps(ctx, root, scope)
+    parent = ctx.parent(value)
+    if not (isinstance(parent, cst.Assign) and parent.value is value and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, cst.Name)):
+        return False
+    fdef = enclosing(ctx, parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+    if not isinstance(fdef, cst.FunctionDef):
+        return False  # a module or class attribute can be read from anywhere
+    name = parent.targets[0].target.value
+    reads = [n for n in variable_names(ctx).get(name, ()) if not stored(ctx, n) and inside(ctx, n, fdef.body)]
+    return bool(reads) and all(_denominator_of_deviation(ctx, n, scope) for n in reads)
+
+
+def _plus_eps(ctx: RuleContext, node: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
+    """``node + eps`` (a positive constant) when that is what ``node`` is part of, else ``node``."""
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add):
+        other = parent.right if parent.left is node else parent.left
+        if (constant(ctx, other, scope) or 0.0) > 0.0:
+            return parent
+    return node
+
+
+def _denominator_of_deviation(ctx: RuleContext, node: cst.BaseExpression, scope: Scope) -> bool:
+    value = _plus_eps(ctx, node, scope)
+    parent = ctx.parent(value)
+    return isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Divide) \
+        and parent.right is value and deviation(ctx, parent.left, scope)
 
 
 def clamped_distance(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> str | None:

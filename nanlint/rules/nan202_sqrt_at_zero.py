@@ -1,8 +1,11 @@
 """NAN202 sqrt-at-zero: a hand-written distance ``sqrt(sum(square(a - b)))`` (or a
 norm of a difference, where the framework's norm has a NaN gradient at 0) ->
-``sqrt(s + eps)``."""
+``sqrt(s + eps)``; a root of a variance, or a std where the framework's std has a NaN
+gradient on a constant row -> ``sqrt(var + eps)``."""
 
 from __future__ import annotations
+
+import libcst as cst
 
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
@@ -19,8 +22,8 @@ from nanlint.rules._gradient_traps import (
     square_base,
     sum_of_squares,
 )
-from nanlint.rules._gradient_traps import add_eps, follow, report_in_gradient
-from nanlint.rules._roots import variance
+from nanlint.rules._gradient_traps import EPS_SQ, add_eps, follow, report_in_gradient
+from nanlint.rules._roots import variance, zero_upstream
 from nanlint.semantic.reach import origin_note
 from nanlint.analysis.gates.sites import POW_HALF
 
@@ -31,10 +34,11 @@ class SqrtAtZero(Rule):
     # (analysis/differentiated.py), in the may tier when nothing shows one does
     default = True
     name = "sqrt-at-zero"
-    summary = "sqrt of a sum of squares (a distance), of a variance, or norm of a difference: inf/NaN gradient at 0"
+    summary = ("sqrt of a sum of squares (a distance), of a variance, a std, or norm of a difference: "
+               "inf/NaN gradient at 0")
     fix = fixes.UNSAFE
-    needs = ("sqrt", "norm", "**", "pow", "power")
-    triggers = (frozenset({o.SQRT, o.RSQRT, o.NORM, POW_HALF}),)
+    needs = ("sqrt", "norm", "**", "pow", "power", "std")
+    triggers = (frozenset({o.SQRT, o.RSQRT, o.NORM, POW_HALF, o.STD}),)
 
     def check(self, ctx: RuleContext) -> None:
         seen: set[int] = set()
@@ -78,6 +82,32 @@ class SqrtAtZero(Rule):
         for call in ctx.calls(o.RSQRT):
             if call.x is not None:
                 self.rsqrt_at_zero(ctx, call)
+        for std in ctx.calls(o.STD):
+            if o.FACT_STD_GRAD_NAN_AT_CONSTANT in std.framework.facts and std.x is not None:
+                self.std_at_constant(ctx, std)
+
+    @staticmethod
+    def std_at_constant(ctx: RuleContext, std) -> None:
+        """``std(x)`` in a framework whose std has a NaN gradient on a constant row (its root
+        of a zero variance; torch defines it as 0): an epsilon after it does not help. Where
+        the framework's sqrt passes a 0 upstream gradient as 0 (TensorFlow), a std that only
+        divides a deviation from the mean (a LayerNorm) is finite, and silent."""
+        upstream_nan = o.FACT_ZERO_UPSTREAM_SQRT_NAN in std.framework.facts
+        if not upstream_nan and zero_upstream(ctx, std.node, std.scope):
+            return
+        var = _variance_like(ctx, std)
+        sqrt = ctx.spell(std.framework, o.SQRT, std.scope, prefer=(std.node.func,)) if var is not None else None
+        if var is None or sqrt is None:
+            fix = fixes.Fix(fixes.DISPLAY_ONLY, "Write sqrt(var(x) + 1e-12)")
+        else:
+            inner = cst.BinaryOperation(var[0], cst.Add(), cst.Float(EPS_SQ))
+            fix = fixes.Fix(fixes.UNSAFE, "Write sqrt(var(x) + 1e-12)",
+                            [(std.node, fixes.call(sqrt[0], [cst.Arg(inner)]))], var[1] + sqrt[2])
+        message = (f"the gradient of {std.framework.display}'s std on a constant row is NaN (the root of a zero "
+                   "variance), even with an epsilon added after it (std + eps)"
+                   + (", and even where the std only divides the deviations (x - mean) / (std + eps), "
+                      "a LayerNorm" if upstream_nan else "") + "; write sqrt(var + eps)")
+        report_in_gradient(ctx, std.node, message, fix, std.framework, inputs=(std.x,), scope=std.scope)
 
     @staticmethod
     def root_of_variance(ctx: RuleContext, root, arg, scope, how: str) -> bool:
@@ -86,12 +116,16 @@ class SqrtAtZero(Rule):
         what = variance(ctx, arg, scope)
         if what is None:
             return False
+        framework = _framework(ctx, root, scope, None)
+        if framework is not None and o.FACT_ZERO_UPSTREAM_SQRT_NAN not in framework.facts \
+                and zero_upstream(ctx, root, scope):
+            return True  # (x - mean) / (sqrt(var) + eps) in TensorFlow: its gradient there is 0
         where = origin_note(ctx, ctx.resolve(arg, scope))
         message = (f"sqrt of {what}{where} with no epsilon under the root: a variance is exactly 0 on a "
                    "constant row, and the gradient of sqrt at 0 is inf: 0 * inf = NaN even when an "
                    "epsilon is added after the root; add it under the sqrt")
         fix = fixes.Fix(fixes.UNSAFE, "Add 1e-12 under the sqrt", [(root, sqrt_plus_eps(ctx, how, root, arg))])
-        report_in_gradient(ctx, root, message, fix, _framework(ctx, root, scope, None))
+        report_in_gradient(ctx, root, message, fix, framework)
         return True
 
     def rsqrt_at_zero(self, ctx: RuleContext, call) -> None:
@@ -127,6 +161,17 @@ class SqrtAtZero(Rule):
         if not reasons or any(r is None for r in reasons):
             return None  # a term that is not plausibly 0 (sigma_data ** 2) keeps the sum positive
         return reasons[0]
+
+
+def _variance_like(ctx: RuleContext, std):
+    """The std call ``std`` as the framework's variance with the same arguments, verbatim
+    (every table gives the two one signature: ``ddof``, ``keepdims`` and the rest carry)."""
+    if std.is_method:
+        return None  # no table with the std fact has tensor methods
+    spelled = ctx.spell(std.framework, o.VARIANCE, std.scope, prefer=(std.node.func,))
+    if spelled is None or (spelled[1].params, spelled[1].kwonly) != (std.fn.params, std.fn.kwonly):
+        return None
+    return std.node.with_changes(func=spelled[0]), spelled[2]
 
 
 def _framework(ctx: RuleContext, root, scope, squares):

@@ -253,3 +253,6 @@ class Framework:
 FACT_ZERO_UPSTREAM_SQRT_NAN = "zero-upstream-sqrt-grad-nan"
 # The gradient of the 2-norm at the zero vector is NaN (torch defines it as 0).
 FACT_NORM_GRAD_NAN_AT_ZERO = "norm-grad-nan-at-zero"
+# The gradient of the standard deviation of a constant row (variance 0) is NaN (torch
+# defines it as 0); so is ``std + eps``'s, an epsilon outside the root.
+FACT_STD_GRAD_NAN_AT_CONSTANT = "std-grad-nan-at-constant"

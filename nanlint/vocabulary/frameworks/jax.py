@@ -166,5 +166,5 @@ FRAMEWORK = Framework(
         o.MAXIMUM: ("jax.numpy.maximum",),
     },
     import_aliases={"jax": None, "jax.numpy": "jnp"},
-    facts=frozenset({o.FACT_ZERO_UPSTREAM_SQRT_NAN, o.FACT_NORM_GRAD_NAN_AT_ZERO}),
+    facts=frozenset({o.FACT_ZERO_UPSTREAM_SQRT_NAN, o.FACT_NORM_GRAD_NAN_AT_ZERO, o.FACT_STD_GRAD_NAN_AT_CONSTANT}),
 )

@@ -195,5 +195,5 @@ FRAMEWORK = Framework(
     },
     import_aliases={"keras.ops": "ops"},
     # as measured with the TensorFlow backend (the one the fixtures run)
-    facts=frozenset({o.FACT_NORM_GRAD_NAN_AT_ZERO}),
+    facts=frozenset({o.FACT_NORM_GRAD_NAN_AT_ZERO, o.FACT_STD_GRAD_NAN_AT_CONSTANT}),
 )

@@ -227,5 +227,5 @@ FRAMEWORK = Framework(
         o.CLIP_BY_GLOBAL_NORM: _all_prefixes("clip_by_global_norm"),
     },
     import_aliases={"tensorflow": "tf"},
-    facts=frozenset({o.FACT_NORM_GRAD_NAN_AT_ZERO}),
+    facts=frozenset({o.FACT_NORM_GRAD_NAN_AT_ZERO, o.FACT_STD_GRAD_NAN_AT_CONSTANT}),
 )
