@@ -31,9 +31,13 @@ sys.path.insert(0, str(ROOT))
 
 import fixhistory_packages as packages  # noqa: E402
 
+import libcst as cst  # noqa: E402
+
+from nanlint.analysis.differentiated import gradient_reaches  # noqa: E402
 from nanlint.lint.engine import Linter  # noqa: E402
 from nanlint.rules.base import all_rules  # noqa: E402
 from nanlint.semantic import modules  # noqa: E402
+from nanlint.semantic.context import FileContext  # noqa: E402
 
 HERE = ROOT / "tests" / "fixhistory"
 FRAMEWORKS = {"torch": "torch", "tensorflow": "tensorflow", "keras": "tensorflow", "jax": "jax"}
@@ -55,6 +59,27 @@ def codes_on(linter: Linter, path: Path, lines: list[int]) -> list[str]:
     return sorted({f.code for f in result.findings if f.start[0] in wanted})
 
 
+def gradient_evidence(path: Path, lines: list[int]) -> bool:
+    """Whether the gradient rules' evidence (nanlint/analysis/differentiated.py) says a
+    gradient reaches the first expression on one of ``lines`` of ``path``, as linted there
+    (a forward pass, a tape, a loss, an importer that calls the function so)."""
+    ctx = FileContext(cst.parse_module(path.read_bytes()), str(path))
+    wanted = set(lines)
+    found: list[cst.CSTNode] = []
+
+    class First(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if found:
+                return False
+            if isinstance(node, cst.BaseExpression) and ctx.line_of(node) in wanted:
+                found.append(node)
+                return False
+            return True
+
+    ctx.module.visit(First())
+    return bool(found) and gradient_reaches(ctx, found[0]) is not None
+
+
 def linters() -> tuple[Linter, Linter]:
     return (Linter([r for r in all_rules() if r.default]),
             Linter([r for r in all_rules() if r.default or r.may_tier], {"may": True}))
@@ -70,6 +95,7 @@ def lint_sites(sites: list[dict]) -> list[dict]:
             "parent": codes_on(linter, folder / "before.py", site["parent_lines"]),
             "may": codes_on(may, folder / "before.py", site["parent_lines"]),
             "fixed": codes_on(linter, folder / "after.py", site["fixed_lines"]),
+            "grad": gradient_evidence(folder / "before.py", site["parent_lines"]),
         })
     return rows
 
@@ -91,6 +117,7 @@ def lint_packages(rows: list[dict]) -> None:
                 "parent": codes_on(linter, found["before"], found["parent"]),
                 "may": codes_on(may, found["before"], found["parent"]),
                 "fixed": codes_on(linter, found["after"], found["fixed"]),
+                "grad": gradient_evidence(found["before"], found["parent"]),
                 "file": found,
             }
 
@@ -106,8 +133,8 @@ def table(rows: list[dict], key: str, title: str) -> list[str]:
         groups[FRAMEWORKS.get(value, value) if key == "framework" else value].append(row)
     if "pkg" in rows[0]:
         out = [f"| {title} | sites | excerpt | excerpt --may | in package | package | package --may "
-               "| fixed flagged (excerpt / package) |",
-               "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+               "| gradient evidence (excerpt / package) | fixed flagged (excerpt / package) |",
+               "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     else:
         out = [f"| {title} | sites | parent flagged | recall | with --may | fixed flagged |",
                "| --- | ---: | ---: | ---: | ---: | ---: |"]
@@ -128,8 +155,11 @@ def _counts(group: list[dict]) -> list[str]:
     p_hit = sum(1 for p in linted if p["parent"])
     p_may = sum(1 for p in linted if p["may"])
     p_loud = sum(1 for p in linted if p["fixed"])
+    grad = sum(1 for r in group if r["grad"])
+    p_grad = sum(1 for p in linted if p["grad"])
     return [str(n), f"{hit} ({pct(hit, n)})", f"{may} ({pct(may, n)})", str(len(linted)),
-            f"{p_hit} ({pct(p_hit, len(linted))})", f"{p_may} ({pct(p_may, len(linted))})", f"{loud} / {p_loud}"]
+            f"{p_hit} ({pct(p_hit, len(linted))})", f"{p_may} ({pct(p_may, len(linted))})",
+            f"{grad} / {p_grad}", f"{loud} / {p_loud}"]
 
 
 def report(rows: list[dict]) -> str:
@@ -148,12 +178,13 @@ def details(rows: list[dict]) -> str:
     for row in rows:
         s = row["site"]
         line = (f"{s['id']:<55} {s['class']:<24} parent: {_codes(row['parent']):<16} "
-                f"--may adds: {_codes(row['may'], row['parent']):<16} fixed: {_codes(row['fixed'])}")
+                f"--may adds: {_codes(row['may'], row['parent']):<16} fixed: {_codes(row['fixed']):<8}"
+                f"gradient: {'yes' if row['grad'] else 'no'}")
         if "pkg" in row:
             p = row["pkg"]
             line += ("  | package: n/a" if p is None else
                      f"  | package parent: {_codes(p['parent']):<16} --may adds: {_codes(p['may'], p['parent']):<16}"
-                     f" fixed: {_codes(p['fixed'])}")
+                     f" fixed: {_codes(p['fixed']):<8}gradient: {'yes' if p['grad'] else 'no'}")
         lines.append(line)
     return "\n".join(lines)
 

@@ -52,6 +52,10 @@ def test_records_are_well_formed():
         assert s["parent_lines"] and s["fixed_lines"], s["id"]
         for name in ("before.py", "after.py", "repro.py"):
             assert (HERE / "sites" / s["id"] / name).is_file(), f"{s['id']}: {name} missing"
+        # written by scripts/fixhistory.py --packages: the same lines in the real files
+        for excerpt, real in (("parent_lines", "file_parent_lines"), ("fixed_lines", "file_fixed_lines")):
+            if real in s:
+                assert len(s[real]) == len(s[excerpt]) and all(n >= 1 for n in s[real]), s["id"]
 
 
 @pytest.mark.parametrize("site", SITES, ids=lambda s: s["id"])
