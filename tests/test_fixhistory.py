@@ -5,6 +5,7 @@ form and none in the fixed form, in the real framework."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -31,6 +32,10 @@ def sites() -> list[dict]:
 
 
 SITES = sites()
+_spec = importlib.util.spec_from_file_location(
+    "fixhistory_packages", Path(__file__).resolve().parent.parent / "scripts" / "fixhistory_packages.py")
+packages = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(packages)
 _LINTER = Linter([r for r in all_rules() if r.default])
 
 
@@ -52,6 +57,10 @@ def test_records_are_well_formed():
         assert s["parent_lines"] and s["fixed_lines"], s["id"]
         for name in ("before.py", "after.py", "repro.py"):
             assert (HERE / "sites" / s["id"] / name).is_file(), f"{s['id']}: {name} missing"
+        # written by scripts/fixhistory.py --packages: the same lines in the real files
+        for excerpt, real in (("parent_lines", "file_parent_lines"), ("fixed_lines", "file_fixed_lines")):
+            if real in s:
+                assert len(s[real]) == len(s[excerpt]) and all(n >= 1 for n in s[real]), s["id"]
 
 
 @pytest.mark.parametrize("site", SITES, ids=lambda s: s["id"])
@@ -113,3 +122,18 @@ def test_reproducers_show_the_hazard_and_its_fix(framework):
     rows = json.loads(proc.stdout.strip().splitlines()[-1])
     wrong = {Path(p).parent.name: r for p, r in rows.items() if r["parent"] is not False or r["fixed"] is not True}
     assert not wrong, f"reproducers that do not show a NaN/Inf in the parent and none in the fix: {wrong}"
+
+
+@pytest.mark.parametrize("site", SITES, ids=lambda s: s["id"])
+def test_package_mode_maps_the_excerpt_lines_into_the_file(site):
+    """scripts/fixhistory.py --packages finds the excerpt's top-level statement verbatim in
+    the real file (offline here: a file made of other code around the excerpt's statements),
+    and refuses a statement found twice rather than guess."""
+    excerpt = (HERE / "sites" / site["id"] / "before.py").read_text()
+    body = "\n".join(f"def other_{k}(x):\n    return x + {k}\n" for k in range(7))
+    real = body + "\n" + excerpt.replace("\n", "   \n") + "\n" + body  # trailing blanks differ
+    shift = body.count("\n") + 1
+    assert packages.map_lines(excerpt, real, site["parent_lines"]) == [n + shift for n in site["parent_lines"]]
+    with pytest.raises(RuntimeError, match="found 2 times"):
+        packages.map_lines(excerpt, real + "\n" + excerpt, site["parent_lines"])
+    assert packages.header_path(excerpt, "?").endswith(".py")
