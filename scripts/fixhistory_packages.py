@@ -4,7 +4,7 @@ For each site the OLD and NEW release of the record's package is fetched (``pip 
 --no-deps``, the wheel first, as the records were made, then the sdist) into a cache
 (``~/.cache/nanlint-fixhistory`` or ``$NANLINT_FIXHISTORY_CACHE``) and unpacked; the real
 file (the record's ``path``) is linted where it lies, as ``nanlint pkg/`` lints it: the
-project root is found from the file (:func:`nanlint.semantic.importers.root_of`), so the
+project root is found from the file (:func:`nanlint.semantic.modules.top_of`), so the
 package's modules that import the file, and those it imports, are part of the evidence.
 
 The excerpt's ``parent_lines``/``fixed_lines`` are mapped to the real file's lines by
