@@ -180,3 +180,30 @@ def test_a_package_leads_only_to_the_modules_of_the_names_taken(run_cli, tmp_pat
         assert deps == {"pkg/__init__.py", "pkg/model.py", "pkg/extra.py"}, deps  # `import *`: any name
     for name in ("train.py", "train2.py"):  # the value is followed through the package's re-export
         assert findings(run_cli, "--isolated", "--no-cache", str(tmp_path / name)) == [f"{name}:5:NAN103"]
+
+
+def test_torch_max_with_a_tensor_floor_is_elementwise_not_a_reduction(run_cli, tmp_path):
+    """pytorch-metric-learning 0.9.88 (the fix-history corpus in its package): a squared
+    distance clamped at 0 in a helper module, then ``torch.max(d, torch.tensor(cutoff))``,
+    an elementwise floor at the cutoff: its log is no log of a reduce_max of a clamped value."""
+    helper = """\
+        import numpy as np
+        import torch
+
+        def dist_mat(x, y):
+            dist = (x ** 2).sum(1).view(-1, 1) + (y ** 2).sum(1).view(1, -1) - 2.0 * torch.mm(x, y.t())
+            return torch.clamp(dist, 0.0, np.inf)
+        """
+    miner = """\
+        import torch
+        import lmu
+
+        def mine(embeddings, ref_emb, cutoff):
+            d = lmu.dist_mat(embeddings, ref_emb)
+            d = {floor}
+            return torch.log(d)
+        """
+    write(tmp_path, {"lmu.py": helper, "miner.py": miner.format(floor="torch.max(d, torch.tensor(cutoff).to(d.device))")})
+    assert findings(run_cli, str(tmp_path / "miner.py"), "--no-cache") == []
+    write(tmp_path, {"miner.py": miner.format(floor="torch.max(d, 1)[0]")})  # a reduction still is one
+    assert findings(run_cli, str(tmp_path / "miner.py"), "--no-cache") == ["miner.py:7:NAN107"]

@@ -85,7 +85,7 @@ class FileContext:
             if entry is None:
                 return None
             framework, f = entry
-            args = _bind_args(f, node.args)
+            f, args = _overload(f, node.args)
             if args is None:
                 return None
             return OpCall(f.op, framework, f, node, scope, qualname, None, args)
@@ -102,7 +102,7 @@ class FileContext:
             f = framework.methods.get(func.attr.value)
             if f is None:
                 continue
-            args = _bind_args(f, node.args)
+            f, args = _overload(f, node.args)
             if args is None:
                 return None
             return OpCall(f.op, framework, f, node, scope, None, receiver, args)
@@ -268,6 +268,37 @@ class FileContext:
 
             pos = self._positions = positions(self.module)
         return pos
+
+
+def _overload(f: Fn, args) -> tuple[Fn, dict[str, cst.Arg] | None]:
+    """The callable a call of ``f`` is, and its arguments by role: ``f.elementwise`` when
+    what binds as the axis is a tensor (a float, a call, arithmetic of those: not an int,
+    a name or an index, which may hold a dimension), or when only it fits the call."""
+    bound = _bind_args(f, args)
+    if f.elementwise is None:
+        return f, bound
+    axis = bound.get("axis") if bound is not None else None
+    if bound is None or axis is not None and axis.keyword is None and _tensor_like(axis.value):
+        other = _bind_args(f.elementwise, args)
+        if other is not None:
+            return f.elementwise, other
+    return f, bound
+
+
+_INT_CALLS = frozenset({"int", "len", "dim", "size", "numel", "ndimension", "index", "item"})
+
+
+def _tensor_like(expr: cst.BaseExpression) -> bool:
+    """A float, or a call or arithmetic holding one or a call that returns no int."""
+    if isinstance(expr, cst.UnaryOperation):
+        return _tensor_like(expr.expression)
+    if isinstance(expr, cst.BinaryOperation):
+        return _tensor_like(expr.left) or _tensor_like(expr.right)
+    if isinstance(expr, cst.Call):
+        name = expr.func.value if isinstance(expr.func, cst.Name) else \
+            expr.func.attr.value if isinstance(expr.func, cst.Attribute) else None
+        return name not in _INT_CALLS
+    return isinstance(expr, cst.Float)
 
 
 def _bind_args(f: Fn, args) -> dict[str, cst.Arg] | None:

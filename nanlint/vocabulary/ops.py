@@ -179,6 +179,9 @@ class Fn:
     params: tuple[tuple[str, str | None], ...]
     kwonly: tuple[tuple[str, str | None], ...] = ()
     varargs: bool = False  # accepts **kwargs / *args beyond the listed ones
+    # the callable this one is when its ``axis`` argument is a tensor, not a dimension:
+    # ``torch.max(a, b)`` is the elementwise maximum, ``torch.max(x, 1)`` a reduction
+    elementwise: "Fn | None" = None
 
     def keyword_for(self, role: str) -> str | None:
         for kw, r in self.params + self.kwonly:
@@ -200,7 +203,7 @@ class Fn:
         return False
 
 
-def fn(op: str, signature: str = "x", kwonly: str = "", varargs: bool = False) -> Fn:
+def fn(op: str, signature: str = "x", kwonly: str = "", varargs: bool = False, elementwise: Fn | None = None) -> Fn:
     """Build an :class:`Fn` from a compact signature.
 
     ``fn("softmax", "input:x dim:axis _stacklevel dtype")`` means: positional
@@ -224,7 +227,7 @@ def fn(op: str, signature: str = "x", kwonly: str = "", varargs: bool = False) -
             out.append((kw, role))
         return tuple(out)
 
-    return Fn(op, parse(signature), parse(kwonly), varargs)
+    return Fn(op, parse(signature), parse(kwonly), varargs, elementwise)
 
 
 @dataclass(frozen=True)

@@ -54,26 +54,30 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 
 @lru_cache(maxsize=None)
 def _tables():
-    """(qualified name -> op, method name -> ops, roots of frameworks with methods,
-    last name -> ops it can be the last name of, every proper prefix of a qualified
-    name)."""
+    """(qualified name -> ops (its op, and the elementwise form's: ``torch.max(a, b)``),
+    method name -> ops, roots of frameworks with methods, last name -> ops it can be the
+    last name of, every proper prefix of a qualified name)."""
 
-    functions = {name: f.op for name, (_, f) in fw_registry.function_table().items()}
+    functions = {name: _ops_of(f) for name, (_, f) in fw_registry.function_table().items()}
     methods: dict[str, dict[str, set[str]]] = {}  # root -> method name -> ops (a tensor method
     roots: set[str] = set()                        # is an op only where its framework is imported)
     for fw in fw_registry.method_frameworks():
         roots |= set(fw.roots)
         for root in fw.roots:
             for name, f in fw.methods.items():
-                methods.setdefault(root, {}).setdefault(name, set()).add(f.op)
+                methods.setdefault(root, {}).setdefault(name, set()).update(_ops_of(f))
     last: dict[str, set[str]] = {}
-    for name, op in functions.items():
-        last.setdefault(name.rsplit(".", 1)[-1], set()).add(op)
+    for name, ops in functions.items():
+        last.setdefault(name.rsplit(".", 1)[-1], set()).update(ops)
     for table in methods.values():
         for name, ops in table.items():
             last.setdefault(name, set()).update(ops)
     prefixes = {name.rsplit(".", k)[0] for name in functions for k in range(1, name.count(".") + 1)}
     return functions, methods, frozenset(roots), last, frozenset(prefixes)
+
+
+def _ops_of(f) -> frozenset[str]:
+    return frozenset({f.op} if f.elementwise is None else {f.op, f.elementwise.op})
 
 
 @lru_cache(maxsize=256)
@@ -174,9 +178,7 @@ def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough) -> frozens
             break
     for quals in binds.values():
         for q in quals:
-            op = functions.get(q)
-            if op is not None:
-                present.add(op)
+            present.update(functions.get(q, ()))
     roots_of_ops = frozenset(name for name, quals in binds.items() if not prefixes.isdisjoint(quals))
     if roots_of_ops:
         for m in _chains(roots_of_ops).finditer(text):
@@ -184,9 +186,7 @@ def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough) -> frozens
             for q in binds[m.group(1)]:
                 for p in rest:
                     q = f"{q}.{p}"
-                    op = functions.get(q)
-                    if op is not None:
-                        present.add(op)
+                    present.update(functions.get(q, ()))
     for root in method_roots & roots:
         table = methods[root]
         for name in names & table.keys():

@@ -11,13 +11,18 @@ FUNCTIONS: dict[str, Fn] = {}
 METHODS: dict[str, Fn] = {}
 
 
-def torch(paths: str, f: Fn, method: str | None = None, method_varargs: bool = False) -> None:
+def torch(paths: str, f: Fn, method: str | None = None, method_varargs: bool = False,
+          method_elementwise: str | None = None) -> None:
     """Register ``f`` as ``torch.<path>`` for each path; ``method`` is the method
-    signature (without ``self``) when the op is also a tensor method."""
+    signature (without ``self``) when the op is also a tensor method, and
+    ``method_elementwise`` that of its elementwise form (``x.max(other)``)."""
     for path in paths.split():
         FUNCTIONS["torch." + path] = f
         if method is not None and "." not in path:
-            METHODS[path] = Fn(f.op, _params(method), f.kwonly, method_varargs)
+            other = f.elementwise
+            elementwise = Fn(other.op, _params(method_elementwise), other.kwonly) \
+                if other is not None and method_elementwise is not None else None
+            METHODS[path] = Fn(f.op, _params(method), f.kwonly, method_varargs, elementwise)
 
 
 def methods(names: str, op: str, signature: str = "", kwonly: str = "", varargs: bool = False) -> None:
@@ -94,9 +99,13 @@ torch("var", fn(o.VARIANCE, "input:x dim:axis", kwonly="correction unbiased keep
 torch("prod", fn(o.PROD, "input:x dim:axis keepdim:keepdims", kwonly="dtype"),
       method="dim:axis keepdim:keepdims")
 torch("cumprod", fn(o.PROD, "input:x dim:axis", kwonly="dtype out"), method="dim:axis")
-# torch.max(a, b) is the elementwise maximum: there b binds as axis.
-torch("max amax", fn(o.REDUCE_MAX, "input:x dim:axis keepdim:keepdims"), method="dim:axis keepdim:keepdims")
-torch("min amin", fn(o.REDUCE_MIN, "input:x dim:axis keepdim:keepdims"), method="dim:axis keepdim:keepdims")
+torch("amax", fn(o.REDUCE_MAX, "input:x dim:axis keepdim:keepdims"), method="dim:axis keepdim:keepdims")
+torch("amin", fn(o.REDUCE_MIN, "input:x dim:axis keepdim:keepdims"), method="dim:axis keepdim:keepdims")
+# torch.max(x, 1) reduces; torch.max(a, b) with a tensor b is the elementwise maximum
+torch("max", fn(o.REDUCE_MAX, "input:x dim:axis keepdim:keepdims", elementwise=fn(o.MAXIMUM, "input:x other:y")),
+      method="dim:axis keepdim:keepdims", method_elementwise="other:y")
+torch("min", fn(o.REDUCE_MIN, "input:x dim:axis keepdim:keepdims", elementwise=fn(o.MINIMUM, "input:x other:y")),
+      method="dim:axis keepdim:keepdims", method_elementwise="other:y")
 torch("norm", fn(o.NORM, "input:x p:ord dim:axis keepdim:keepdims"), method="p:ord dim:axis keepdim:keepdims")
 torch("linalg.norm", fn(o.NORM, "input:x ord dim:axis keepdim:keepdims"))
 torch("linalg.vector_norm", fn(o.NORM, "x ord dim:axis keepdim:keepdims"))
