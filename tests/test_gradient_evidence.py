@@ -88,6 +88,43 @@ def test_the_may_tier_enables_the_rules_whose_every_finding_is_weak():
     assert weak <= {r.code for r in select_rules(conftest.all_rules(), None, [], [], may=True)}
 
 
+@pytest.mark.parametrize("use", [
+    "metrics['q_std'] = jnp.sqrt(jnp.var(q))",
+    "self.stats['q_std'] = jnp.sqrt(jnp.var(q))",
+    "metrics = {'q_std': jnp.sqrt(jnp.var(q)), 'q_mean': jnp.mean(q)}",
+    "metrics.update({'q_std': jnp.sqrt(jnp.var(q))})",
+    "writer.add_scalar('q_std', jnp.sqrt(jnp.var(q)), step)",
+    "tf.summary.scalar('q_std', jnp.sqrt(jnp.var(q)))",
+])
+def test_a_statistic_only_logged_as_a_metric_is_silent_in_every_tier(use):
+    """A value kept only in a dict of metrics or handed to a summary is logged, never
+    differentiated: proof of safety (a metric, a summary), silent even with --may."""
+    src = f"""
+    import jax.numpy as jnp
+    import tensorflow as tf
+
+    def statistics(self, q, writer, step, metrics):
+        {use}
+        return metrics
+    """
+    assert may(src) == []
+
+
+def test_a_statistic_logged_and_used_in_the_loss_is_still_judged():
+    src = """
+    import jax
+    import jax.numpy as jnp
+
+    def loss_fn(q):
+        metrics = {'q_std': jnp.std(q)}
+        return (jnp.std(q) / jnp.mean(q)) ** 2, metrics
+
+    grads = jax.grad(loss_fn, has_aux=True)(q)
+    """
+    [f] = default(src)
+    assert f.code == "NAN202" and f.start[0] == 7
+
+
 # --- the evidence, each kind, and the message that names it -------------------------------------
 @pytest.mark.parametrize("src,evidence", [
     ("""

@@ -9,6 +9,7 @@ gradient-hazard rules (NAN201-NAN205)."""
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 import libcst as cst
@@ -37,6 +38,12 @@ TO_PYTHON_BUILTINS = frozenset({"float", "int", "bool", "print", "str", "repr"})
 TO_PYTHON_METHODS = frozenset({"item", "tolist", "numpy"})
 ASSIGN_METHODS = frozenset({"assign", "assign_add", "assign_sub"})
 SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "device"})
+# a logged value: a summary op, an experiment tracker, a logger's method (Lightning's self.log)
+SUMMARY_PREFIXES = ("tensorflow.summary.", "tensorflow.compat.v1.summary.", "tensorflow.compat.v2.summary.",
+                    "wandb.log", "mlflow.log_metric", "jax.debug.print")
+SUMMARY_METHODS = frozenset({"add_scalar", "add_scalars", "add_histogram", "log_dict", "log_metrics"})
+# a dict of logged statistics: ``metrics["std"] = ...``, ``stats = {"std": ...}``
+METRICS_NAME = re.compile(r"(?:^|_)(?:metrics?|stats|statistics|summar(?:y|ies)|scalars|logs)$", re.IGNORECASE)
 # expressions a value flows through unchanged in kind: keep following it upwards
 _CARRIERS = (cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison,
              cst.ComparisonTarget, cst.Subscript, cst.SubscriptElement, cst.Index, cst.Slice, cst.Element,
@@ -194,6 +201,8 @@ def _sinks_only(ctx: FileContext, node: cst.CSTNode, framework: o.Framework | No
             cur = parent
         elif isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is cur:
             targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+            if len(targets) == 1 and _metrics(targets[0]):
+                return True  # metrics["q_std"] = value, stats = {...}: logged, not differentiated
             if len(targets) != 1 or not isinstance(targets[0], cst.Name) or depth <= 0:
                 return False
             return _name_uses_sinks(ctx, parent, targets[0].value, framework, depth - 1)
@@ -221,10 +230,24 @@ def _parameter_sinks_only(ctx: FileContext, call: cst.Call, arg: cst.Arg, scope:
     return bool(reads) and all(_sinks_only(ctx, n, framework, depth) for n in reads)
 
 
+def _metrics(target: cst.BaseExpression) -> bool:
+    """A dict of logged statistics, or an entry of one: ``metrics``, ``self.stats["k"]``."""
+    if isinstance(target, cst.Subscript):
+        target = target.value
+    name = target.value if isinstance(target, cst.Name) else \
+        target.attr.value if isinstance(target, cst.Attribute) else None
+    return name is not None and METRICS_NAME.search(name) is not None
+
+
 def _sink_call(ctx: FileContext, call: cst.Call, scope: Scope) -> bool:
-    """An assertion, a conversion to a Python value, or a stop-gradient."""
+    """An assertion, a conversion to a Python value, a stop-gradient, or a summary: a
+    value logged (``tf.summary.scalar``, ``writer.add_scalar``, ``self.log_dict``,
+    ``wandb.log``) or kept in a dict of metrics (``metrics.update(...)``)."""
     qual = ctx.index.qualname(call.func, scope)
-    if qual is not None and qual.startswith(ASSERTION_PREFIXES):
+    if qual is not None and qual.startswith(ASSERTION_PREFIXES + SUMMARY_PREFIXES):
+        return True
+    if isinstance(call.func, cst.Attribute) and ctx.op_call(call, scope) is None and (
+            call.func.attr.value in SUMMARY_METHODS or call.func.attr.value == "update" and _metrics(call.func.value)):
         return True
     op = ctx.op_call(call, scope)
     if op is not None and op.op == o.STOP_GRADIENT:
