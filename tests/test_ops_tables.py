@@ -258,3 +258,12 @@ def test_new_ops_and_roles_are_in_the_vocabulary():
         assert getattr(o, name) == name.lower() and name.lower() in o.ALL_OPS
     assert {"activation", "inputs", "outputs", "layers", "rate", "keep_prob", "training", "deterministic"} <= o.ROLES
     assert o.DROPOUT in o.DRAWS and o.DROPOUT_LAYER in o.CONSTRUCTORS
+
+
+def test_every_torch_method_of_the_table_is_a_tensor_method():
+    """The torch table's method names (in-place forms included) exist on torch.Tensor."""
+    torch = pytest.importorskip("torch")
+    from nanlint.vocabulary.frameworks import torch as torch_table
+
+    missing = sorted(name for name in torch_table.METHODS if not hasattr(torch.Tensor, name))
+    assert missing == []

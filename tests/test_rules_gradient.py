@@ -523,3 +523,27 @@ def test_normalize_by_norm_fix_keeps_the_users_epsilon():
     out = fixed(src, "NAN203")
     assert "jnp.sum(jnp.square(x), axis=-1, keepdims=True) + 1e-16)" in out
     assert "jnp.sum(jnp.square(x)) + 1e-08)" in out
+
+
+# --- NAN203: in-place division, and a loop that skips the zero ---------------------------------
+STABLE_SPAM = """
+import torch
+
+def step(params):
+    for p in params:
+        grad = p.grad
+        grad_norm = torch.linalg.norm(grad)
+        {guard}
+        grad.div_(grad_norm).mul_(0.5)
+"""
+
+
+@pytest.mark.parametrize("guard,flagged", [
+    ("", True),  # pytorch-optimizer 3.8.0's StableSPAM: 0/0 for a parameter whose gradient is all zero
+    ("if grad_norm == 0:\n            continue", False),  # 3.8.1's fix
+    ("if grad_norm == 0:\n            break", False),
+    ("if grad_norm == 0:\n            print('zero')", True),  # does not leave the iteration
+])
+def test_an_in_place_division_by_the_norm_and_the_loop_guard_that_skips_it(guard, flagged):
+    found = [f.code for f in lint(STABLE_SPAM.format(guard=guard))]
+    assert found == (["NAN203"] if flagged else [])

@@ -220,7 +220,9 @@ def _names_in(node: cst.CSTNode) -> list[cst.Name]:
 
 def returns_early(ctx: FileContext, node: cst.CSTNode, expr: cst.BaseExpression, scope: Scope) -> bool:
     """A statement of the function before ``node`` returns or raises when ``expr`` is 0:
-    ``if torch.sum(safe_n) == 0: return zero_losses()`` before ``/ torch.sum(safe_n)``."""
+    ``if torch.sum(safe_n) == 0: return zero_losses()`` before ``/ torch.sum(safe_n)``; or,
+    in the body of a loop around ``node``, leaves the iteration: ``if grad_norm == 0:
+    continue`` before ``grad.div_(grad_norm)``."""
     fdef = scope.node
     if not isinstance(fdef, cst.FunctionDef) or not isinstance(fdef.body, cst.IndentedBlock):
         return False
@@ -234,9 +236,24 @@ def returns_early(ctx: FileContext, node: cst.CSTNode, expr: cst.BaseExpression,
                                    if isinstance(s, cst.If) and _exits(s.body)]
     for index, stmt in ifs:
         if index >= at:
-            return False
+            break
         if _zero_test(ctx, stmt.test, expr, scope):
             return True
+    return _skips_iteration(ctx, node, expr, scope, fdef)
+
+
+def _skips_iteration(ctx: FileContext, node: cst.CSTNode, expr: cst.BaseExpression, scope: Scope,
+                     fdef: cst.FunctionDef) -> bool:
+    """In the body of a loop of ``fdef`` that holds ``node``, an ``if`` before it that leaves
+    the iteration (``continue``, ``break``, ``return``, ``raise``) when ``expr`` is 0."""
+    n = ctx.parent(node)
+    while n is not None and n is not fdef:
+        if isinstance(n, (cst.For, cst.While)) and isinstance(n.body, cst.IndentedBlock):
+            at = _statement_index(ctx, node, n.body)
+            for stmt in n.body.body[:at]:
+                if isinstance(stmt, cst.If) and _exits(stmt.body, loop=True) and _zero_test(ctx, stmt.test, expr, scope):
+                    return True
+        n = ctx.parent(n)
     return False
 
 
@@ -306,14 +323,15 @@ def _zero_test(ctx: FileContext, test: cst.BaseExpression, expr: cst.BaseExpress
         or (isinstance(target.operator, cst.LessThan) and bound is not None and 0 < bound <= 1))
 
 
-def _exits(body: cst.BaseSuite) -> bool:
+def _exits(body: cst.BaseSuite, loop: bool = False) -> bool:
+    """The block ends in ``return``/``raise`` (and, in a loop's body, ``continue``/``break``)."""
     stmts = body.body if isinstance(body, cst.IndentedBlock) else [body]
     last = stmts[-1] if stmts else None
     if isinstance(last, cst.SimpleStatementLine):
         last = last.body[-1] if last.body else None
     if isinstance(body, cst.SimpleStatementSuite):
         last = body.body[-1] if body.body else None
-    return isinstance(last, (cst.Return, cst.Raise))
+    return isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break) if loop else (cst.Return, cst.Raise))
 
 
 # --- a product of probabilities ---------------------------------------------------------------

@@ -4,12 +4,11 @@
 
 from __future__ import annotations
 
-
-
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
 from nanlint.semantic.resolve import Scope
+from nanlint.analysis.evidence import excludes_zero
 from nanlint.analysis.facts import may_be_zero
 from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import divisions, key, norm_as_sqrt_sum, report_in_gradient, sqrt_plus_eps
@@ -36,8 +35,8 @@ class NormalizeByNorm(Rule):
             if found is None or key(ctx, num) != key(ctx, found.base):
                 continue
             why = may_be_zero(ctx, found.base, scope)
-            if why is None:
-                continue  # an embedding, a ray, a weight vector: never exactly the zero vector
+            if why is None or excludes_zero(ctx, node, den, scope):
+                continue  # an embedding, a ray, a weight vector: never the zero vector; or guarded
             if found.guarded and not found.grad_nan_at_zero:
                 continue
             if found.guarded:  # the eps keeps the value finite: only the gradient is NaN

@@ -61,7 +61,9 @@ torch("maximum", fn(o.MAXIMUM, "input:x other:y"), method="other:y")
 torch("minimum", fn(o.MINIMUM, "input:x other:y"), method="other:y")
 torch("clamp clip", fn(o.CLIP, "input:x min:lo max:hi"), method="min:lo max:hi")
 torch("clamp_min", fn(o.CLIP, "input:x min:lo"), method="min:lo")
-for _inplace in ("clamp_", "clip_", "clamp_min_"):  # in-place forms: p.grad.clamp_(min=0)
+# in-place forms whose fixes touch an argument, never the receiver they mutate:
+# p.grad.clamp_(min=0), grad.div_(grad_norm)
+for _inplace in ("clamp_", "clip_", "clamp_min_", "div_", "divide_", "true_divide_"):
     METHODS[_inplace] = METHODS[_inplace[:-1]]
 torch("acos arccos", fn(o.ACOS, unary), method="")
 torch("asin arcsin", fn(o.ASIN, unary), method="")
