@@ -216,3 +216,47 @@ def test_an_accumulator_is_not_a_zero_constant():
     assert not div("n = 0\nfor b in batches:\n    n += len(b)\nmean = total / n")
     assert div("n = 0\nmean = total / n")  # the one value reaching the division
     assert div("mean = total / 0")
+
+
+# --- NAN111's gate (nanlint/analysis/gates/statistic_sites.py, issue 22) --------------------------
+def stat_site(src: str) -> bool:
+    from nanlint.analysis.gates.statistic_sites import statistic_denominator
+    return statistic_denominator(ast.parse(src), src)
+
+
+@pytest.mark.parametrize("src", [
+    "y = (r - r.mean()) / r.std()",
+    "s = r.std(0)\ny = (r - m) / s",
+    "m, v = tf.nn.moments(x, [0])\ny = x / tf.sqrt(v)",
+    "var = jnp.mean((x - jnp.mean(x)) ** 2)\ny = (x - mu) / jnp.sqrt(var)",
+    "y = x * torch.rsqrt(x.var(0))",
+    "y = x * x.var() ** -0.5",                              # a negative power: the base is the denominator
+    "y = i / (len(xs) - 1)",
+    "y = i / (x.shape[0] - 1)",
+    "one = 1\ny = i / (num_steps - one)",                   # a name bound to a constant: may be 1
+    "n = len(xs)\ny = torch.arange(n) / (n - 1)",
+    "from torch import std as sd\ny = x / sd(x)",           # the statistic under another name
+    "sd = torch.std\ny = x / sd(x)",
+    "from .stats import spread\ny = x / spread(x)",         # a project module's value: unknown
+    "def f(r):\n    s = r.std()\n    return s\ny = x / f(x)",
+    "class N:\n    def __init__(self, s):\n        self.s = s\n    def f(self, x):\n        return x / self.s\nN(x.std())",
+    "def f(x, s=None):\n    return x / s\nf(x, s=x.std().view(-1, 1))",
+    "y = x / torch.div(a, b.std())",
+])
+def test_statistic_denominator_sites(src):
+    assert stat_site(src)
+
+
+@pytest.mark.parametrize("src", [
+    "y = x / 2",
+    "y = x / torch.sqrt(h)",                    # a root of something not a variance
+    "y = x / (a + x.std())",                    # a sum: not every value is the statistic
+    "y = x / (a - 1)",                          # ``a``: not a count
+    "y = x / (x.shape[0] - 2)",
+    "s = x.std()\ny = s ** 2",                  # no division
+    "y = beta1 ** step",                        # a power with no negative exponent
+    "def f(s):\n    return x / s\ng(x.std())",     # a std passed to another function
+    "y = (x - 1) * z / w",
+])
+def test_no_statistic_denominator_site(src):
+    assert not stat_site(src)

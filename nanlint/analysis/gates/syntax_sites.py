@@ -29,7 +29,7 @@ _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 UNKNOWN = object()  # a constant whose value the syntax does not tell (a name bound to one)
 
 
-class _Constants:
+class Constants:
     """Constant values as :func:`nanlint.analysis.guards.constant` finds them, on CPython's tree."""
 
     def __init__(self, tree: ast.Module, text: str) -> None:
@@ -121,7 +121,7 @@ def absorbed_epsilon(tree: ast.Module, text: str, log_names: frozenset[str], cli
     subtracted term (``log(1e-10 + 1 - p)``), or some clip (``clip_names``) takes constant
     arithmetic float32 rounds to exactly 1 (``clip(p, eps, 1 - 1e-10)``): where NAN105
     can report."""
-    consts: _Constants | None = None
+    consts: Constants | None = None
     for call, name in calls(tree, text, log_names | clip_names):
         if name is None:
             return True  # a log or clip bound to another name: any call may be one
@@ -131,20 +131,20 @@ def absorbed_epsilon(tree: ast.Module, text: str, log_names: frozenset[str], cli
                 operands.append(call.func.value)  # (1e-10 + 1 - p).log()
             for arg in operands:
                 if type(arg) is ast.BinOp and type(arg.op) in (ast.Add, ast.Sub):
-                    consts = consts or _Constants(tree, text)
+                    consts = consts or Constants(tree, text)
                     if _absorbs(consts, arg):
                         return True
         if name in clip_names:
             for arg in [*call.args, *(k.value for k in call.keywords)]:
                 if type(arg) is ast.BinOp:
-                    consts = consts or _Constants(tree, text)
+                    consts = consts or Constants(tree, text)
                     v = consts.value(arg)
                     if v is UNKNOWN or (v is not None and v != 1.0 and float32(v) == 1.0):
                         return True
     return False
 
 
-def _absorbs(consts: _Constants, node: ast.BinOp) -> bool:
+def _absorbs(consts: Constants, node: ast.BinOp) -> bool:
     chain = _terms(node)
     run = []
     for sign, term in chain:
