@@ -11,8 +11,6 @@ A statistic of a parameter or of a random draw, or one only printed, is not repo
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from nanlint.fix import fixes
@@ -26,17 +24,11 @@ from nanlint.rules._statistics import Statistic, count_checked, mutated, statist
 from nanlint.rules._zero_divisions import division_sites, in_where
 from nanlint.rules._zero_fixes import epsilon, far
 from nanlint.analysis.gates.sites import SLASH
-from nanlint.analysis.gates.statistic_sites import statistic_denominator
+from nanlint.analysis.gates.statistic_sites import statistic_denominator, text_site
 from nanlint.semantic.reach import origin_note
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import normalized
 
-# the file gate: a std/variance named, or ``- 1`` written (a value from another module is found
-# only where the file names its statistic)
-# a statistic's name, or ``- 1`` after a count (``len(x) - 1``, ``x.shape[0] - 1``, ``n - 1``,
-# ``num_steps - 1``): not every ``- 1`` (an index, an offset), which made most files reach libcst
-_SITE = re.compile(r"\b(std|var|reduce_std|reduce_variance|variance)\b|(\)|\]|\b(n|k|num|count|length|size|total"
-                   r"|(num|n|len)_\w+|\w+_(num|count|len|length|size|steps|samples)))\s*-\s*1(?![\d.\w])")
 _LOGGING = frozenset({"print", "info", "debug", "warning", "warn", "log", "add_scalar", "add_scalars", "set_postfix",
                       "set_description", "write", "format", "log_metrics", "log_dict", "append"})
 
@@ -57,14 +49,14 @@ class DivideByStatistic(Rule):
         """A denominator that may hold a statistic or ``count - 1`` (or a name any value of
         the file may bind to one: :mod:`nanlint.analysis.gates.statistic_sites`), read from
         CPython's tree; a large file's skeleton: the text check."""
-        if not _SITE.search(text):
+        if not text_site(text):
             return False
         if not hasattr(tree, "body") or hasattr(tree, "firsts"):
             return True  # a large file's skeleton holds no expressions
         return statistic_denominator(tree, text)
 
     def check(self, ctx: RuleContext) -> None:
-        if not _SITE.search(ctx.text):
+        if not text_site(ctx.text):
             return
         for node, num, den, scope, how in division_sites(ctx):
             if guarded(ctx, den, scope):

@@ -32,6 +32,7 @@ import re
 
 from nanlint.analysis.gates.sites import last_names
 from nanlint.analysis.gates.syntax_sites import UNKNOWN, Constants, callee, literal
+from nanlint.source.ast_tree import statements
 from nanlint.vocabulary import ops as o
 
 # the statistics and roots a denominator's value may be (statistic_of; ``moments`` returns a
@@ -46,6 +47,9 @@ COUNT = re.compile(r"^(n|k|num|count|length|size|total|(num|n|len)_\w+|\w+_(num|
                    re.IGNORECASE)
 SHAPE_METHODS = frozenset({"size", "numel", "nelement", "dim"})
 _ROUNDS = 12  # fixpoint rounds before the answer is yes anyway
+_READ = frozenset({ast.BinOp, ast.Call, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor,
+                   ast.comprehension, ast.withitem, ast.ImportFrom, ast.Import, ast.ClassDef, ast.FunctionDef,
+                   ast.AsyncFunctionDef, ast.Lambda})
 _MODEL_ENTRIES = frozenset({"forward", "call", "__call__"})  # what a model object's call runs
 
 
@@ -65,6 +69,33 @@ def _names_in(node: ast.AST) -> set[str]:
         elif type(n) is ast.Attribute:
             out.add(n.attr)
     return out
+
+
+_STAT_WORD = re.compile(r"\b(?:std|var|reduce_std|reduce_variance|variance)\b")
+_MINUS_ONE = re.compile(r"-\s*1(?![\d.\w])")
+_COUNT_WORD = re.compile(r"n|k|num|count|length|size|total|(?:num|n|len)_\w+|\w+_(?:num|count|len|length|size|steps|samples)")
+
+
+def text_site(text: str) -> bool:
+    """NAN111's text check (its gate's and its check's first step): a statistic's name, or
+    ``- 1`` after a count (``len(x) - 1``, ``x.shape[0] - 1``, ``n - 1``, ``num_steps - 1``):
+    not every ``- 1`` (an index, an offset), which made most files reach libcst.  The word
+    before each ``- 1`` is read backwards from it (a regex trying a count's name at every
+    position of the text cost more than the tree's gate)."""
+    if _STAT_WORD.search(text):
+        return True
+    for m in _MINUS_ONE.finditer(text):
+        j = m.start()
+        while j and text[j - 1].isspace():
+            j -= 1
+        if j and text[j - 1] in ")]":
+            return True
+        k = j
+        while k and (text[k - 1].isalnum() or text[k - 1] == "_"):
+            k -= 1
+        if k < j and _COUNT_WORD.fullmatch(text, k, j):
+            return True
+    return False
 
 
 def _chain_root(node: ast.expr) -> str | None:
@@ -94,11 +125,10 @@ def statistic_denominator(tree: ast.Module, text: str) -> bool:
     cbound: set[str] = set()  # names that may hold a count (a length, a size)
     aliases: list[tuple[str, str]] = []  # (new name, the op name it spells)
 
-    stack: list[tuple[ast.AST, str | None]] = [(tree, None)]  # a node, the function it is in
-    while stack:
-        node, owner = stack.pop()
+    for node in ast.walk(tree):
         kind = type(node)
-        inner = owner
+        if kind not in _READ:
+            continue
         if kind is ast.BinOp:
             op = type(node.op)
             if op is ast.Div and literal(node.right) is None:
@@ -107,40 +137,28 @@ def statistic_denominator(tree: ast.Module, text: str) -> bool:
                 dens.append(node.left)
         elif kind is ast.Call:
             name = callee(node.func)
-            args = [*node.args, *(k.value for k in node.keywords)]
             if name is not None:
+                args = [*node.args, *(k.value for k in node.keywords)]
                 calls.append((name, args))
                 if name in divides and (name not in _POWERS or any((literal(a) or 0) < 0 for a in args)):
                     dens.extend(args + ([node.func.value] if type(node.func) is ast.Attribute else []))
-        elif kind is ast.AugAssign:
-            flows.append(([node.value], _names_in(node.target)))
-            if type(node.op) is ast.Div:
-                dens.append(node.value)
         elif kind is ast.Assign:
             flows.append(([node.value], set().union(*map(_names_in, node.targets))))
             last = callee(node.value)
             if last is not None and type(node.value) is not ast.Call:  # ``sd = torch.std``
                 aliases.extend((t.id, last) for t in node.targets if type(t) is ast.Name)
-        elif kind in (ast.AnnAssign, ast.NamedExpr) and node.value is not None:
+        elif kind is ast.AugAssign:
             flows.append(([node.value], _names_in(node.target)))
-        elif kind in (ast.For, ast.AsyncFor, ast.comprehension):
+            if type(node.op) is ast.Div:
+                dens.append(node.value)
+        elif kind is ast.AnnAssign or kind is ast.NamedExpr:
+            if node.value is not None:
+                flows.append(([node.value], _names_in(node.target)))
+        elif kind is ast.For or kind is ast.AsyncFor or kind is ast.comprehension:
             flows.append(([node.iter], _names_in(node.target)))
-        elif kind is ast.withitem and node.optional_vars is not None:
-            flows.append(([node.context_expr], _names_in(node.optional_vars)))
-        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
-            names = _params(node.args)
-            defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
-            if defaults:
-                flows.append((defaults, set(names)))
-            if kind is not ast.Lambda:
-                params.setdefault(node.name, []).extend(names)
-                if node.name == "__init__" and owner is not None and owner.startswith("class "):
-                    params.setdefault(owner[6:], []).extend(names)
-                inner = node.name
-        elif kind is ast.ClassDef:
-            inner = "class " + node.name
-        elif kind is ast.Return and node.value is not None and owner is not None:
-            returns.setdefault(owner, []).append(node.value)
+        elif kind is ast.withitem:
+            if node.optional_vars is not None:
+                flows.append(([node.context_expr], _names_in(node.optional_vars)))
         elif kind is ast.ImportFrom:
             if node.level or (node.module or "").split(".")[0] not in _LIBRARIES:
                 bound.update(a.asname or a.name for a in node.names)  # a project module's value
@@ -149,7 +167,20 @@ def statistic_denominator(tree: ast.Module, text: str) -> bool:
             for a in node.names:
                 if a.name.split(".")[0] not in _LIBRARIES:
                     bound.add(a.asname or a.name.split(".")[0])
-        stack.extend((c, inner) for c in ast.iter_child_nodes(node))
+        elif kind is ast.ClassDef:
+            for stmt in node.body:  # ``Norm(x.std())`` binds its __init__'s parameters
+                if type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef) and stmt.name == "__init__":
+                    params.setdefault(node.name, []).extend(_params(stmt.args))
+        else:  # a function or a lambda
+            names = _params(node.args)
+            defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+            if defaults:
+                flows.append((defaults, set(names)))
+            if kind is not ast.Lambda:
+                params.setdefault(node.name, []).extend(names)
+                # its returns (a nested function's too: more, never fewer)
+                returns.setdefault(node.name, []).extend(
+                    r.value for r in statements(node.body) if type(r) is ast.Return and r.value is not None)
     if not dens:
         return False
     for new, old in aliases:  # ``from torch import std as sd``: every spelling's set takes the alias
@@ -196,6 +227,8 @@ def statistic_denominator(tree: ast.Module, text: str) -> bool:
             return e.attr in known or _chain_root(e) in known
         if kind in (ast.List, ast.Tuple):
             return any(may(x, root, depth + 1) for x in e.elts)
+        if kind is ast.Lambda:  # ``sd = lambda r: r.std()``
+            return may(e.body, root, depth + 1)
         return False
 
     def counts(e: ast.expr) -> bool:
@@ -214,7 +247,7 @@ def statistic_denominator(tree: ast.Module, text: str) -> bool:
             v = e.value
             return type(v) is ast.Attribute and v.attr == "shape" or type(v) is ast.Call and \
                 (callee(v.func) == "shape" or counts(v))
-        return False
+        return kind is ast.Lambda and counts(e.body)
 
     tests = ((bound, lambda v: may(v)), (vbound, lambda v: may(v, True)), (cbound, counts))
     for _ in range(_ROUNDS):
