@@ -260,3 +260,34 @@ def test_statistic_denominator_sites(src):
 ])
 def test_no_statistic_denominator_site(src):
     assert not stat_site(src)
+
+
+# --- NAN207's gate (syntax_sites.cancellation_site, issue 22) ------------------------------------
+SQUARE, POW, SUB = (last_names(frozenset({op})) for op in (o.SQUARE, o.POW, o.SUBTRACT))
+
+
+def cancel_site(src: str) -> bool:
+    return syntax_sites.cancellation_site(ast.parse(src), SQUARE, POW, SUB)
+
+
+@pytest.mark.parametrize("src", [
+    "v = torch.mean(x * x) - torch.mean(x) ** 2",
+    "v = (x ** 2).mean() - x.mean() ** 2",
+    "v = x.pow(2).mean(0) - x.mean(0).pow(2)",
+    "v = jnp.mean(jnp.square(x)) - jnp.square(jnp.mean(x))",
+    "m2 = (x * x).mean()\nm = x.mean()\nv = torch.sub(m2, m * m)",
+    "from torch import square as sq\nv = sq(x).mean() - m",   # the square under another name
+    "sub = tf.subtract\nv = sub(a, b)",
+])
+def test_cancellation_sites(src):
+    assert cancel_site(src)
+
+
+@pytest.mark.parametrize("src", [
+    "v = torch.mean((x - x.mean()) ** 2)",          # two-pass: one square
+    "v = x.var()\ny = x - 1",
+    "v = torch.mean(x * y) - torch.mean(x) ** 2",    # x * y: no square
+    "v = torch.mean(x * x) + torch.mean(x) ** 2",    # no subtraction
+])
+def test_no_cancellation_site(src):
+    assert not cancel_site(src)

@@ -160,6 +160,42 @@ def _absorbs(consts: Constants, node: ast.BinOp) -> bool:
     return any(0 < v <= big * F32_ABSORBED_ADD for v in run)
 
 
+def cancellation_site(tree: ast.Module, squares: frozenset[str], powers: frozenset[str], subtracts: frozenset[str]) -> bool:
+    """Whether the file has a subtraction (``a - b``, a call spelled with ``subtracts``) and two
+    squares (``b ** 2``, ``b * b``, a call spelled with ``squares``, or with ``powers`` and a
+    literal 2): ``mean(x * x) - mean(x) ** 2`` needs a square on each side (one squares the
+    values, the other the mean), so two distinct ones.  A name bound to one of those
+    spellings (``from torch import square as sq``, ``sub = torch.sub``): any call may be it,
+    so yes.  Where NAN207 can report."""
+    spelled = squares | powers | subtracts
+    found, subtracted = 0, False
+    for n in ast.walk(tree):
+        kind = type(n)
+        if kind is ast.BinOp:
+            op = type(n.op)
+            if op is ast.Sub:
+                subtracted = True
+            elif op is ast.Pow:
+                found += literal(n.right) == 2
+            elif op is ast.Mult:
+                a, b = n.left, n.right
+                found += type(a) is type(b) and (a.id == b.id if type(a) is ast.Name else ast.dump(a) == ast.dump(b))
+        elif kind is ast.Call:
+            name = callee(n.func)
+            if name in squares or name in powers and any(literal(a) == 2 for a in [*n.args, *(k.value for k in n.keywords)]):
+                found += 1
+            subtracted = subtracted or name in subtracts
+        elif kind is ast.alias:
+            if n.asname and n.name.rsplit(".", 1)[-1] in spelled:
+                return True
+        elif kind is ast.Assign:
+            if type(n.value) in (ast.Name, ast.Attribute) and callee(n.value) in spelled:
+                return True
+        if subtracted and found >= 2:
+            return True
+    return False
+
+
 def callee(func: ast.expr) -> str | None:
     """The name a call is spelled with: ``f`` of ``f(x)`` and of ``m.f(x)``."""
     return func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
