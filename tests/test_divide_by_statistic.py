@@ -323,3 +323,22 @@ def test_the_gate_follows_returns_and_parameters(src):
     import textwrap
     text = textwrap.dedent(src)
     assert statistic_denominator(ast.parse(text), text)
+
+
+def test_the_gate_reads_the_imported_modules(tmp_path):
+    # a value imported from the project may be a statistic only if some module it imports
+    # may make one (a std named, a root, a power but ** 2)
+    import ast
+
+    from nanlint.analysis.gates.statistic_sites import statistic_denominator
+
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "stats.py").write_text("def spread(r):\n    return r.std()\n")
+    (tmp_path / "plain.py").write_text("def spread(r):\n    return r.abs() + 1\n")
+    main = "import torch\nfrom .{} import spread\n\ndef norm(rewards):\n    return rewards / spread(rewards)\n"
+    for module, site in (("stats", True), ("plain", False)):
+        path = tmp_path / f"use_{module}.py"
+        text = main.format(module)
+        path.write_text(text)
+        assert statistic_denominator(ast.parse(text), text, path) is site
+        assert statistic_denominator(ast.parse(text), text, None)  # no file: any module may

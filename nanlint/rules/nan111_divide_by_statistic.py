@@ -53,7 +53,7 @@ class DivideByStatistic(Rule):
             return False
         if not hasattr(tree, "body") or hasattr(tree, "firsts"):
             return True  # a large file's skeleton holds no expressions
-        return statistic_denominator(tree, text)
+        return statistic_denominator(tree, text, path, extra)
 
     def check(self, ctx: RuleContext) -> None:
         if not text_site(ctx.text):
