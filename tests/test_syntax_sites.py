@@ -291,3 +291,56 @@ def test_cancellation_sites(src):
 ])
 def test_no_cancellation_site(src):
     assert not cancel_site(src)
+
+
+# --- NAN202's and NAN203's gates (nanlint/analysis/gates/root_sites.py, issue 22) ---------------
+from nanlint.analysis.gates import root_sites  # noqa: E402
+
+
+@pytest.mark.parametrize("src", [
+    "d = torch.sqrt(((a - b) ** 2).sum(-1))",
+    "s = (a - b).pow(2).sum(-1)\nd = s.sqrt()",
+    "d = (dx ** 2 + dy ** 2) ** 0.5",
+    "v = x.var(0)\ny = torch.sqrt(v)",
+    "y = torch.rsqrt(x.var(0))",
+    "y = torch.pow(torch.mean(d * d), 0.5)",
+    "d = a - b\nn = torch.linalg.norm(d)",
+    "n = (a - b).norm(dim=-1)",
+    "def f(s):\n    return torch.sqrt(s)\nf(x.sum())",               # a parameter bound at a call site
+    "from torch import sqrt as r\ny = r(s)",                        # a root under another name
+    "from .utils import total\ny = torch.sqrt(total)",             # a project module's value: anything
+])
+def test_root_sites(src):
+    assert root_sites.root_site(ast.parse(src))
+
+
+@pytest.mark.parametrize("src", [
+    "y = math.sqrt(2)",
+    "y = 1 / math.sqrt(fan_in)",                                    # a name no sum or variance reaches
+    "n = torch.linalg.norm(w)",                                     # a norm of a weight, not a difference
+    "y = x ** 2",
+])
+def test_no_root_site(src):
+    assert not root_sites.root_site(ast.parse(src))
+
+
+@pytest.mark.parametrize("src", [
+    "y = x / x.norm(dim=-1, keepdim=True)",
+    "n = torch.linalg.norm(x, axis=-1)\ny = x / n",
+    "y = x / torch.sqrt((x ** 2).sum(-1))",
+    "y = x / (x.norm() + 1e-8)",
+    "y = x / torch.clamp(x.norm(), min=1e-8)",
+    "y = tf.math.divide(x, tf.norm(x))",
+    "s = (x * x).sum(-1)\ny = x / s ** 0.5",
+])
+def test_norm_division_sites(src):
+    assert root_sites.norm_division_site(ast.parse(src), src)
+
+
+@pytest.mark.parametrize("src", [
+    "y = x / math.sqrt(d)",                                         # a root of no sum
+    "y = x / (x.norm() + scale)",                                   # plus a value, not a constant
+    "n = x.norm()\ny = n * 2",                                      # no division
+])
+def test_no_norm_division_site(src):
+    assert not root_sites.norm_division_site(ast.parse(src), src)

@@ -35,14 +35,13 @@ from pathlib import Path
 from nanlint.analysis.gates.sites import last_names
 from nanlint.analysis.gates.syntax_sites import UNKNOWN, Constants, callee, literal
 from nanlint.source.ast_tree import statements
+from nanlint.analysis.gates.bindings import bound_by, project_module, signature, targets
 from nanlint.semantic import modules
 from nanlint.vocabulary import ops as o
 
 # the statistics and roots a denominator's value may be (statistic_of; ``moments`` returns a
 # variance; ``nanstd``/``nanvar``: NumPy's); ops spelled by the frameworks' tables
 _STATISTICS = frozenset({"moments", "nanstd", "nanvar", "variance"})
-_LIBRARIES = frozenset({"torch", "tensorflow", "jax", "numpy", "keras", "flax", "optax", "haiku", "math", "typing",
-                        "collections", "functools", "itertools", "dataclasses", "os", "sys", "__future__", "abc"})
 _DIVIDES = frozenset({"divide", "div", "true_divide", "reciprocal", "rsqrt", "pow", "power", "truediv"})
 _POWERS = frozenset({"pow", "power", "float_power"})
 # ``n`` of ``n - 1`` as _statistics._count reads it: a name like a count, a length, a shape
@@ -62,49 +61,6 @@ def _params(args: ast.arguments) -> list[str]:
     return [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs,
                             *([args.vararg] if args.vararg else []), *([args.kwarg] if args.kwarg else []))
             if a.arg not in ("self", "cls")]
-
-
-def _signature(args: ast.arguments) -> tuple[list[str], set[str], str | None, str | None]:
-    """(positional parameters, after ``self``/``cls``; every named one; ``*args``; ``**kwargs``)."""
-    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
-    if positional and positional[0] in ("self", "cls"):
-        positional = positional[1:]
-    named = set(positional) | {a.arg for a in args.kwonlyargs}
-    return positional, named, args.vararg.arg if args.vararg else None, args.kwarg.arg if args.kwarg else None
-
-
-def _bound_by(call: ast.Call, sig, test) -> set[str]:
-    """The parameters of ``sig`` that an argument of ``call`` passing ``test`` binds."""
-    positional, named, vararg, kwarg = sig
-    out: set[str] = set()
-    everything = named | {n for n in (vararg, kwarg) if n}
-    for i, a in enumerate(call.args):
-        if type(a) is ast.Starred:
-            if test(a.value):
-                return everything
-        elif test(a):
-            target = positional[i] if i < len(positional) else vararg
-            if target:
-                out.add(target)
-    for k in call.keywords:
-        if test(k.value):
-            if k.arg is None:
-                return everything
-            target = k.arg if k.arg in named else kwarg
-            if target:
-                out.add(target)
-    return out
-
-
-def _names_in(node: ast.AST) -> set[str]:
-    """The names and attribute names a target binds (``a``, ``self.s``, ``(m, v)``)."""
-    out = set()
-    for n in ast.walk(node):
-        if type(n) is ast.Name:
-            out.add(n.id)
-        elif type(n) is ast.Attribute:
-            out.add(n.attr)
-    return out
 
 
 _STAT_WORD = re.compile(r"\b(?:std|var|reduce_std|reduce_variance|variance)\b")
@@ -224,38 +180,38 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
                 if name in divides and (name not in _POWERS or any((literal(a) or 0) < 0 for a in args)):
                     dens.extend(args + ([node.func.value] if type(node.func) is ast.Attribute else []))
         elif kind is ast.Assign:
-            flows.append(([node.value], set().union(*map(_names_in, node.targets))))
+            flows.append(([node.value], set().union(*map(targets, node.targets))))
             local.update(flows[-1][1])
             last = callee(node.value)
             if last is not None and type(node.value) is not ast.Call:  # ``sd = torch.std``
                 aliases.extend((t.id, last) for t in node.targets if type(t) is ast.Name)
         elif kind is ast.AugAssign:
-            flows.append(([node.value], _names_in(node.target)))
+            flows.append(([node.value], targets(node.target)))
             if type(node.op) is ast.Div:
                 dens.append(node.value)
         elif kind is ast.AnnAssign or kind is ast.NamedExpr:
             if node.value is not None:
-                flows.append(([node.value], _names_in(node.target)))
+                flows.append(([node.value], targets(node.target)))
         elif kind is ast.For or kind is ast.AsyncFor or kind is ast.comprehension:
-            flows.append(([node.iter], _names_in(node.target)))
+            flows.append(([node.iter], targets(node.target)))
         elif kind is ast.withitem:
             if node.optional_vars is not None:
-                flows.append(([node.context_expr], _names_in(node.optional_vars)))
+                flows.append(([node.context_expr], targets(node.optional_vars)))
         elif kind is ast.ImportFrom:
-            if node.level or (node.module or "").split(".")[0] not in _LIBRARIES:
+            if project_module(node):
                 project.update(a.asname or a.name for a in node.names)  # a project module's value
             aliases.extend((a.asname, a.name) for a in node.names if a.asname)
             local.update(a.asname or a.name for a in node.names)
         elif kind is ast.Import:
             for a in node.names:
-                if a.name.split(".")[0] not in _LIBRARIES:
+                if project_module(a):
                     project.add(a.asname or a.name.split(".")[0])
                 local.add(a.asname or a.name.split(".")[0])
         elif kind is ast.ClassDef:
             local.add(node.name)
             for stmt in node.body:  # ``Norm(x.std())`` binds its __init__'s parameters
                 if type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef) and stmt.name == "__init__":
-                    params.setdefault(node.name, []).append(_signature(stmt.args))
+                    params.setdefault(node.name, []).append(signature(stmt.args))
         else:  # a function or a lambda
             names = _params(node.args)
             local.update(names)
@@ -266,7 +222,7 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
                 lambdas.append(node.body)
             else:
                 local.add(node.name)
-                params.setdefault(node.name, []).append(_signature(node.args))
+                params.setdefault(node.name, []).append(signature(node.args))
                 # its returns (a nested function's too: more, never fewer)
                 returns.setdefault(node.name, []).extend(
                     r.value for r in statements(node.body) if type(r) is ast.Return and r.value is not None)
@@ -361,9 +317,9 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
             return True
         before = len(bound), len(vbound), len(cbound), *models
         for k, (known, test) in enumerate(tests):
-            for values, targets in flows:
-                if not targets <= known and any(test(v) for v in values):
-                    known |= targets
+            for values, names in flows:
+                if not names <= known and any(test(v) for v in values):
+                    known |= names
             for name, values in returns.items():
                 if name not in known and any(test(v) for v in values):
                     known.add(name)
@@ -371,7 +327,7 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
             models[k] = models[k] or any(test(body) for body in lambdas)
             for name, call in calls:
                 for sig in params.get(name, ()):
-                    known |= _bound_by(call, sig, test)
+                    known |= bound_by(call, sig, test)
         if (len(bound), len(vbound), len(cbound), *models) == before:
             return False
     return True
