@@ -10,6 +10,7 @@ import ast
 import libcst as cst
 
 from nanlint.fix import fixes
+from nanlint.source.ast_tree import by_type
 from nanlint.analysis.gates.sites import SLASH
 from nanlint.vocabulary import ops as o
 from nanlint.vocabulary.limits import FLOAT16_OVERFLOW, FLOAT16_ZERO
@@ -156,7 +157,7 @@ _TREE_MAPS = frozenset({"tree_map", "map"})  # a pytree cast: float16 anywhere i
 
 
 def _site(tree: ast.AST) -> bool:
-    """One walk: float16 evidence as :class:`Float16Evidence` reads it and a number float16
+    """From the tree's nodes by type: float16 evidence as :class:`Float16Evidence` reads it and a number float16
     cannot hold, both in the file (a large file's skeleton: assumed).  Evidence is a call:
     ``.half()``, a float16 dtype or string among its arguments (``dtype=torch.float16``,
     ``x.to(torch.half)``, ``set_floatx("float16")``, a ``"mixed_float16"`` policy; a name
@@ -166,38 +167,26 @@ def _site(tree: ast.AST) -> bool:
     that is -inf there)."""
     if hasattr(tree, "firsts"):
         return True
+    index = by_type(tree)
+    if not any(type(v) in (int, float) and 0 < v <= FLOAT16_ZERO for v in (n.value for n in index.get(ast.Constant, ()))) \
+            and not any(type(n.op) is ast.USub and type(n.operand) is ast.Constant and type(n.operand.value) in (int, float)
+                        and n.operand.value >= FLOAT16_OVERFLOW for n in index.get(ast.UnaryOp, ())):
+        return False
     names = set(_FLOAT16)  # the names that may be float16: its own, and aliases of it
     pairs: list[tuple[str, str]] = []  # ``f16 = torch.float16``: (f16, float16)
-    calls: list[ast.Call] = []
-    amp = literal = False
-    for n in ast.walk(tree):
-        kind = type(n)
-        if kind is ast.Constant:
-            v = n.value
-            if type(v) in (int, float) and 0 < v <= FLOAT16_ZERO:
-                literal = True
-        elif kind is ast.UnaryOp:
-            if type(n.op) is ast.USub and type(n.operand) is ast.Constant and type(n.operand.value) in (int, float) \
-                    and n.operand.value >= FLOAT16_OVERFLOW:
-                literal = True
-        elif kind is ast.Call:
-            calls.append(n)
-        elif kind is ast.Attribute:
-            amp = amp or n.attr in _AMP
-        elif kind is ast.Name:
-            amp = amp or n.id in _AMP
-        elif kind is ast.alias:
-            last = n.name.rsplit(".", 1)[-1]
-            amp = amp or last in _AMP or (n.asname or "") in _AMP
-            if last in _FLOAT16 and n.asname:
-                names.add(n.asname)
-        elif kind is ast.Assign and type(n.value) in (ast.Name, ast.Attribute):
+    if any(n.attr in _AMP for n in index.get(ast.Attribute, ())) or any(n.id in _AMP for n in index.get(ast.Name, ())):
+        return True
+    for n in index.get(ast.alias, ()):
+        last = n.name.rsplit(".", 1)[-1]
+        if last in _AMP or (n.asname or "") in _AMP:
+            return True
+        if last in _FLOAT16 and n.asname:
+            names.add(n.asname)
+    for n in index.get(ast.Assign, ()):
+        if type(n.value) in (ast.Name, ast.Attribute):
             last = n.value.id if type(n.value) is ast.Name else n.value.attr
             pairs.extend((t.id, last) for t in n.targets if type(t) is ast.Name)
-    if not literal:
-        return False
-    if amp:
-        return True
+    calls = index.get(ast.Call, ())
     for _ in range(len(pairs)):  # aliases of aliases
         grown = {new for new, old in pairs if old in names} - names
         if not grown:

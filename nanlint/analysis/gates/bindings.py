@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import ast
 
+from nanlint.source.ast_tree import nodes
+
 _LIBRARIES = frozenset({"torch", "tensorflow", "jax", "numpy", "keras", "flax", "optax", "haiku", "math", "typing",
                         "collections", "functools", "itertools", "dataclasses", "os", "sys", "__future__", "abc"})
 _ROUNDS = 12  # fixpoint rounds before the answer is "anything"
+_LAST: list = [None, None]  # the last tree, its Bindings
 _BINDS = frozenset({ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension,
                     ast.withitem, ast.ImportFrom, ast.Import, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef,
                     ast.Lambda, ast.Call})
@@ -76,10 +79,8 @@ class Bindings:
         self.calls: list[tuple[str, ast.Call]] = []
         self.params: dict[str, list] = {}  # function (or class: its __init__) name -> signatures
         self.project: set[str] = set()  # names imported from the project's modules: anything
-        for node in ast.walk(tree):
+        for node in nodes(tree, *_BINDS):
             kind = type(node)
-            if kind not in _BINDS:
-                continue
             if kind is ast.Call:
                 f = node.func
                 name = f.attr if type(f) is ast.Attribute else f.id if type(f) is ast.Name else None
@@ -111,6 +112,13 @@ class Bindings:
                     self.flows.append((defaults, sig[1] | {n for n in sig[2:] if n}))
                 if kind is not ast.Lambda:
                     self.params.setdefault(node.name, []).append(sig)
+
+    @staticmethod
+    def of(tree: ast.Module) -> "Bindings":
+        """The file's bindings, remembered for the last tree (several gates read them)."""
+        if _LAST[0] is not tree:
+            _LAST[:] = [tree, Bindings(tree)]
+        return _LAST[1]
 
     def closure(self, test) -> set[str] | None:
         """The names a value passing ``test(value, known)`` may reach (with the project's

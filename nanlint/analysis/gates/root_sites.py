@@ -26,6 +26,7 @@ import ast
 from nanlint.analysis.gates.sites import last_names
 from nanlint.analysis.gates.syntax_sites import Constants, callee, literal
 from nanlint.analysis.gates.bindings import Bindings
+from nanlint.source.ast_tree import nodes
 from nanlint.vocabulary import ops as o
 
 
@@ -38,7 +39,7 @@ def root_site(tree: ast.Module) -> bool:
     subtracts = last_names(frozenset({o.SUBTRACT}))
     roots: list[ast.expr] = []  # the arguments of square roots and rsqrts
     normed: list[ast.expr] = []  # the arguments of norms
-    for n in ast.walk(tree):
+    for n in nodes(tree, ast.Call, ast.BinOp, ast.alias, ast.Assign):
         kind = type(n)
         if kind is ast.Call:
             name = callee(n.func)
@@ -65,7 +66,7 @@ def root_site(tree: ast.Module) -> bool:
                 return True
     if not roots and not normed:
         return False
-    bindings = Bindings(tree)
+    bindings = Bindings.of(tree)
 
     def made(e: ast.expr, known: set[str]) -> bool:
         kind = type(e)
@@ -106,7 +107,7 @@ def norm_division_site(tree: ast.Module, text: str) -> bool:
     divides, sums = last_names(frozenset({o.DIVIDE})), last_names(frozenset({o.SUM}))
     spelled = norms | sqrts | pows | floors | divides
     dens: list[ast.expr] = []
-    for n in ast.walk(tree):
+    for n in nodes(tree, ast.BinOp, ast.Call, ast.alias, ast.Assign):
         kind = type(n)
         if kind is ast.BinOp:
             if type(n.op) is ast.Div:
@@ -155,7 +156,7 @@ def norm_division_site(tree: ast.Module, text: str) -> bool:
                 for side, other in ((e.left, e.right), (e.right, e.left)))
         return _named(e, known, norm)
 
-    bindings = Bindings(tree)
+    bindings = Bindings.of(tree)
     sum_known = bindings.closure(summed)
     if sum_known is None:
         return True

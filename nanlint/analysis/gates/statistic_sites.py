@@ -34,7 +34,7 @@ from pathlib import Path
 
 from nanlint.analysis.gates.sites import last_names
 from nanlint.analysis.gates.syntax_sites import UNKNOWN, Constants, callee, literal
-from nanlint.source.ast_tree import statements
+from nanlint.source.ast_tree import nodes, statements
 from nanlint.analysis.gates.bindings import bound_by, project_module, signature, targets
 from nanlint.semantic import modules
 from nanlint.vocabulary import ops as o
@@ -162,10 +162,8 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
     cbound: set[str] = set()  # names that may hold a count (a length, a size)
     aliases: list[tuple[str, str]] = []  # (new name, the op name it spells)
 
-    for node in ast.walk(tree):
+    for node in nodes(tree, *_READ):
         kind = type(node)
-        if kind not in _READ:
-            continue
         if kind is ast.BinOp:
             op = type(node.op)
             if op is ast.Div and literal(node.right) is None:

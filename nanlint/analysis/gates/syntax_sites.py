@@ -22,7 +22,7 @@ import ast
 import bisect
 
 from nanlint.analysis.guards import NAMED_CONSTANTS, F32_ABSORBED_ADD, float32
-from nanlint.source.ast_tree import statements
+from nanlint.source.ast_tree import nodes, statements
 
 _NAMED = frozenset(q.rsplit(".", 1)[-1] for q in NAMED_CONSTANTS)  # pi, e, tau: what guards.constant knows
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
@@ -169,7 +169,7 @@ def cancellation_site(tree: ast.Module, squares: frozenset[str], powers: frozens
     so yes.  Where NAN207 can report."""
     spelled = squares | powers | subtracts
     found, subtracted = 0, False
-    for n in ast.walk(tree):
+    for n in nodes(tree, ast.BinOp, ast.Call, ast.alias, ast.Assign):
         kind = type(n)
         if kind is ast.BinOp:
             op = type(n.op)
