@@ -233,7 +233,9 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
             if old in names:
                 names.add(new)
     models = [False, False, False]  # a model may give a statistic, a variance, a count: a call may
-    stat_known, var_known, count_known = bound, vbound, cbound  # each with ``project`` (see below)
+    bound |= project  # a project module's value may be a statistic or a variance (not a count)
+    vbound |= project
+    stat_known, var_known, count_known = bound, vbound, cbound
 
     def maybe(node: ast.expr, want: float) -> bool:
         v = consts.value(node)
@@ -260,7 +262,7 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
         if depth > 16:
             return True
         kind = type(e)
-        known = (var_known if root else stat_known) | project
+        known = var_known if root else stat_known
         if kind is ast.Call:
             name = callee(e.func)
             args = [*e.args, *(k.value for k in e.keywords)]
