@@ -216,3 +216,131 @@ def test_an_accumulator_is_not_a_zero_constant():
     assert not div("n = 0\nfor b in batches:\n    n += len(b)\nmean = total / n")
     assert div("n = 0\nmean = total / n")  # the one value reaching the division
     assert div("mean = total / 0")
+
+
+# --- NAN111's gate (nanlint/analysis/gates/statistic_sites.py, issue 22) --------------------------
+def stat_site(src: str) -> bool:
+    from nanlint.analysis.gates.statistic_sites import statistic_denominator
+    return statistic_denominator(ast.parse(src), src)
+
+
+@pytest.mark.parametrize("src", [
+    "y = (r - r.mean()) / r.std()",
+    "s = r.std(0)\ny = (r - m) / s",
+    "m, v = tf.nn.moments(x, [0])\ny = x / tf.sqrt(v)",
+    "var = jnp.mean((x - jnp.mean(x)) ** 2)\ny = (x - mu) / jnp.sqrt(var)",
+    "y = x * torch.rsqrt(x.var(0))",
+    "y = x * x.var() ** -0.5",                              # a negative power: the base is the denominator
+    "y = i / (len(xs) - 1)",
+    "y = i / (x.shape[0] - 1)",
+    "one = 1\ny = i / (num_steps - one)",                   # a name bound to a constant: may be 1
+    "n = len(xs)\ny = torch.arange(n) / (n - 1)",
+    "from torch import std as sd\ny = x / sd(x)",           # the statistic under another name
+    "sd = torch.std\ny = x / sd(x)",
+    "from .stats import spread\ny = x / spread(x)",         # a project module's value: unknown
+    "def f(r):\n    s = r.std()\n    return s\ny = x / f(x)",
+    "class N:\n    def __init__(self, s):\n        self.s = s\n    def f(self, x):\n        return x / self.s\nN(x.std())",
+    "def f(x, s=None):\n    return x / s\nf(x, s=x.std().view(-1, 1))",
+    "y = x / torch.div(a, b.std())",
+])
+def test_statistic_denominator_sites(src):
+    assert stat_site(src)
+
+
+@pytest.mark.parametrize("src", [
+    "y = x / 2",
+    "y = x / torch.sqrt(h)",                    # a root of something not a variance
+    "y = x / (a + x.std())",                    # a sum: not every value is the statistic
+    "y = x / (a - 1)",                          # ``a``: not a count
+    "y = x / (x.shape[0] - 2)",
+    "s = x.std()\ny = s ** 2",                  # no division
+    "y = beta1 ** step",                        # a power with no negative exponent
+    "def f(s):\n    return x / s\ng(x.std())",     # a std passed to another function
+    "y = (x - 1) * z / w",
+])
+def test_no_statistic_denominator_site(src):
+    assert not stat_site(src)
+
+
+# --- NAN207's gate (syntax_sites.cancellation_site, issue 22) ------------------------------------
+SQUARE, POW, SUB = (last_names(frozenset({op})) for op in (o.SQUARE, o.POW, o.SUBTRACT))
+
+
+def cancel_site(src: str) -> bool:
+    return syntax_sites.cancellation_site(ast.parse(src), SQUARE, POW, SUB)
+
+
+@pytest.mark.parametrize("src", [
+    "v = torch.mean(x * x) - torch.mean(x) ** 2",
+    "v = (x ** 2).mean() - x.mean() ** 2",
+    "v = x.pow(2).mean(0) - x.mean(0).pow(2)",
+    "v = jnp.mean(jnp.square(x)) - jnp.square(jnp.mean(x))",
+    "m2 = (x * x).mean()\nm = x.mean()\nv = torch.sub(m2, m * m)",
+    "from torch import square as sq\nv = sq(x).mean() - m",   # the square under another name
+    "sub = tf.subtract\nv = sub(a, b)",
+])
+def test_cancellation_sites(src):
+    assert cancel_site(src)
+
+
+@pytest.mark.parametrize("src", [
+    "v = torch.mean((x - x.mean()) ** 2)",          # two-pass: one square
+    "v = x.var()\ny = x - 1",
+    "v = torch.mean(x * y) - torch.mean(x) ** 2",    # x * y: no square
+    "v = torch.mean(x * x) + torch.mean(x) ** 2",    # no subtraction
+])
+def test_no_cancellation_site(src):
+    assert not cancel_site(src)
+
+
+# --- NAN202's and NAN203's gates (nanlint/analysis/gates/root_sites.py, issue 22) ---------------
+from nanlint.analysis.gates import root_sites  # noqa: E402
+
+
+@pytest.mark.parametrize("src", [
+    "d = torch.sqrt(((a - b) ** 2).sum(-1))",
+    "s = (a - b).pow(2).sum(-1)\nd = s.sqrt()",
+    "d = (dx ** 2 + dy ** 2) ** 0.5",
+    "v = x.var(0)\ny = torch.sqrt(v)",
+    "y = torch.rsqrt(x.var(0))",
+    "y = torch.pow(torch.mean(d * d), 0.5)",
+    "d = a - b\nn = torch.linalg.norm(d)",
+    "n = (a - b).norm(dim=-1)",
+    "def f(s):\n    return torch.sqrt(s)\nf(x.sum())",               # a parameter bound at a call site
+    "from torch import sqrt as r\ny = r(s)",                        # a root under another name
+    "from .utils import total\ny = torch.sqrt(total)",             # a project module's value: anything
+])
+def test_root_sites(src):
+    assert root_sites.root_site(ast.parse(src))
+
+
+@pytest.mark.parametrize("src", [
+    "y = math.sqrt(2)",
+    "y = 1 / math.sqrt(fan_in)",                                    # a name no sum or variance reaches
+    "n = torch.linalg.norm(w)",                                     # a norm of a weight, not a difference
+    "y = x ** 2",
+])
+def test_no_root_site(src):
+    assert not root_sites.root_site(ast.parse(src))
+
+
+@pytest.mark.parametrize("src", [
+    "y = x / x.norm(dim=-1, keepdim=True)",
+    "n = torch.linalg.norm(x, axis=-1)\ny = x / n",
+    "y = x / torch.sqrt((x ** 2).sum(-1))",
+    "y = x / (x.norm() + 1e-8)",
+    "y = x / torch.clamp(x.norm(), min=1e-8)",
+    "y = tf.math.divide(x, tf.norm(x))",
+    "s = (x * x).sum(-1)\ny = x / s ** 0.5",
+])
+def test_norm_division_sites(src):
+    assert root_sites.norm_division_site(ast.parse(src), src)
+
+
+@pytest.mark.parametrize("src", [
+    "y = x / math.sqrt(d)",                                         # a root of no sum
+    "y = x / (x.norm() + scale)",                                   # plus a value, not a constant
+    "n = x.norm()\ny = n * 2",                                      # no division
+])
+def test_no_norm_division_site(src):
+    assert not root_sites.norm_division_site(ast.parse(src), src)

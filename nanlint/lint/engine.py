@@ -59,7 +59,7 @@ class Linter:
     def run_rules(self, module: cst.Module, text: str, path: str,
                   rows: Sequence[int] | None = None) -> tuple[RuleContext, list[RawFinding], int]:
         """``rows``: a reduced large file's map from its lines to the file's (for messages)."""
-        ctx = RuleContext(module, path, self.settings, self.rules, rows)
+        ctx = RuleContext(module, path, self.settings, self.rules, rows, text)
         crashes = ctx.crashes
         for rule in self.rules:
             if rule.code == PARSE_ERROR[0] or not rule.wanted(text):

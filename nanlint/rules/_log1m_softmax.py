@@ -103,7 +103,7 @@ def indent_of(ctx: RuleContext, node: cst.CSTNode) -> str | None:
         if isinstance(parent, cst.FormattedString):
             return None
         parent = ctx.parent(parent)
-    lines = ctx.memo("log1m_softmax.lines", lambda: ctx.module.code.splitlines())
+    lines = ctx.memo("log1m_softmax.lines", lambda: ctx.text.splitlines())
     line = lines[ctx.line_of(node) - 1]
     return line[:len(line) - len(line.lstrip(" \t"))]
 

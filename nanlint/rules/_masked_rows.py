@@ -139,12 +139,11 @@ def _bare(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope) -> bo
 
 def _in_place(ctx: RuleContext, use: cst.Name, scope: Scope, is_fill) -> list[Fill]:
     """``s.masked_fill_(m, fill)`` of the name ``s`` in ``scope`` on a line before its use."""
-    line = ctx.line_of(use)
     out = []
     for call in ctx.calls(o.MASKED_FILL_INPLACE):
         x, value, cond = call.x, call.value("value"), call.value("cond")
         if call.scope is scope and isinstance(x, cst.Name) and x.value == use.value and cond is not None \
-                and ctx.line_of(call.node) < line and is_fill(ctx, value, scope):
+                and ctx.line_of(call.node) < ctx.line_of(use) and is_fill(ctx, value, scope):
             out.append(Fill(value, scope, cond, x, call.framework, False, call.node))  # type: ignore[arg-type]
     return out
 

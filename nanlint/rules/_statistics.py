@@ -11,6 +11,7 @@ import libcst as cst
 
 from nanlint.vocabulary import ops as o
 from nanlint.analysis.guards import constant
+from nanlint.analysis.gates.statistic_sites import COUNT as _COUNT, SHAPE_METHODS as _SHAPE_METHODS
 from nanlint.rules.context import RuleContext
 from nanlint.semantic.reach import Resolved
 from nanlint.semantic.resolve import Scope
@@ -22,9 +23,6 @@ _DATA = re.compile(r"(reward|return|advantage|(^|_)adv(s|_|$)|(^|_)rets?($|_)|(^
 _PARAMETER = re.compile(r"(^|_)(weight|weights|bias|biases|param|params|parameter|parameters|kernel|embedding|W)$")
 _RANDOM = re.compile(r"^(randn|rand|randn_like|rand_like|normal|uniform|truncated_normal|standard_normal"
                      r"|random_normal|random_uniform|randint)$")
-_COUNT = re.compile(r"^(n|k|num|count|length|size|total|(num|n|len)_\w+|\w+_(num|count|len|length|size|steps|samples))$",
-                    re.IGNORECASE)
-_SHAPE_METHODS = frozenset({"size", "numel", "nelement", "dim"})
 _STD_WHY = ("it is 0 when every value of `{x}` is equal (an episode of equal rewards, a constant feature, padding)")
 _TORCH_ONE = ", and NaN for a single element in torch (correction 1)"
 

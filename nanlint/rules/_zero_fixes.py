@@ -21,7 +21,7 @@ _HALF = ("float16", "bfloat16", ".half()", "'half'", '"half"', "mixed_float16", 
 
 def epsilon(ctx: RuleContext) -> str:
     """The guard's epsilon: larger when the file shows float16/bfloat16 evidence."""
-    return ctx.memo("zero_fixes.epsilon", lambda: _epsilon(ctx.module.code))  # not a text search per fix
+    return ctx.memo("zero_fixes.epsilon", lambda: _epsilon(ctx.text))  # not a text search per fix
 
 
 def _epsilon(text: str) -> str:

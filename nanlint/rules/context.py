@@ -38,8 +38,8 @@ class RuleContext(FileContext):
     """The model of one file as one run of the rules sees it; the engine makes one per pass."""
 
     def __init__(self, module: cst.Module, path: str = "<string>", settings: dict | None = None,
-                 rules: Sequence[Reporting] = (), rows: list[int] | None = None) -> None:
-        super().__init__(module, path, settings, rows)
+                 rules: Sequence[Reporting] = (), rows: list[int] | None = None, text: str | None = None) -> None:
+        super().__init__(module, path, settings, rows, text)
         self.findings: list[RawFinding] = []
         self.rule: Reporting | None = None  # the rule being run (its findings' code and name)
         self.enabled_rules: Sequence[Reporting] = rules  # every rule of this run (NAN002 judges their noqa)

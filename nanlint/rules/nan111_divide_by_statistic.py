@@ -11,9 +11,6 @@ A statistic of a parameter or of a random draw, or one only printed, is not repo
 
 from __future__ import annotations
 
-import ast
-import re
-
 import libcst as cst
 
 from nanlint.fix import fixes
@@ -27,16 +24,11 @@ from nanlint.rules._statistics import Statistic, count_checked, mutated, statist
 from nanlint.rules._zero_divisions import division_sites, in_where
 from nanlint.rules._zero_fixes import epsilon, far
 from nanlint.analysis.gates.sites import SLASH
+from nanlint.analysis.gates.statistic_sites import statistic_denominator, text_site
 from nanlint.semantic.reach import origin_note
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import normalized
 
-# the file gate: a std/variance named, or ``- 1`` written (a value from another module is found
-# only where the file names its statistic)
-# a statistic's name, or ``- 1`` after a count (``len(x) - 1``, ``x.shape[0] - 1``, ``n - 1``,
-# ``num_steps - 1``): not every ``- 1`` (an index, an offset), which made most files reach libcst
-_SITE = re.compile(r"\b(std|var|reduce_std|reduce_variance|variance)\b|(\)|\]|\b(n|k|num|count|length|size|total"
-                   r"|(num|n|len)_\w+|\w+_(num|count|len|length|size|steps|samples)))\s*-\s*1(?![\d.\w])")
 _LOGGING = frozenset({"print", "info", "debug", "warning", "warn", "log", "add_scalar", "add_scalars", "set_postfix",
                       "set_description", "write", "format", "log_metrics", "log_dict", "append"})
 
@@ -54,16 +46,17 @@ class DivideByStatistic(Rule):
     triggers = (frozenset({o.DIVIDE, SLASH, o.RECIPROCAL, o.RSQRT, o.POW}),)
 
     def site(self, tree, text: str, path=None, extra=()) -> bool:
-        """A denominator that holds a statistic or ``count - 1`` (or a name bound, two names
-        deep, to one), read from CPython's tree; a large file's skeleton: the text check."""
-        if not _SITE.search(text):
+        """A denominator that may hold a statistic or ``count - 1`` (or a name any value of
+        the file may bind to one: :mod:`nanlint.analysis.gates.statistic_sites`), read from
+        CPython's tree; a large file's skeleton: the text check."""
+        if not text_site(text):
             return False
         if not hasattr(tree, "body") or hasattr(tree, "firsts"):
             return True  # a large file's skeleton holds no expressions
-        return _denominator_site(tree)
+        return statistic_denominator(tree, text, path, extra)
 
     def check(self, ctx: RuleContext) -> None:
-        if not _SITE.search(ctx.module.code):
+        if not text_site(ctx.text):
             return
         for node, num, den, scope, how in division_sites(ctx):
             if guarded(ctx, den, scope):
@@ -129,58 +122,3 @@ def _fix(ctx: RuleContext, den: cst.BaseExpression, scope: Scope, stat: Statisti
         return fixes.Fix(fixes.DISPLAY_ONLY, message)
     built = cst.BinaryOperation(inner, cst.Add(), cst.Float(eps), lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return fixes.Fix(fixes.UNSAFE, message, [(den, built)])
-
-
-_STAT_CALLS = frozenset({"std", "var", "reduce_std", "reduce_variance", "variance", "nanstd", "nanvar", "sqrt",
-                         "rsqrt", "moments"})
-_LIBRARIES = frozenset({"torch", "tensorflow", "jax", "numpy", "keras", "flax", "optax", "haiku", "math", "typing",
-                        "collections", "functools", "itertools", "dataclasses", "os", "sys", "__future__", "abc"})
-_DIVIDES = frozenset({"divide", "div", "true_divide", "reciprocal", "rsqrt", "pow", "power", "truediv"})
-
-
-def _statistic_in(node: ast.AST, bound: set[str]) -> bool:
-    for n in ast.walk(node):
-        if isinstance(n, ast.Call):
-            f = n.func
-            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
-            if name in _STAT_CALLS:
-                return True
-        elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and isinstance(n.right, ast.Constant) \
-                and n.right.value == 1:
-            return True
-        elif isinstance(n, ast.Name) and n.id in bound:
-            return True
-        elif isinstance(n, ast.Attribute) and n.attr in bound:
-            return True
-    return False
-
-
-def _denominator_site(tree: ast.AST) -> bool:
-    """The syntax-only over-approximation of NAN111's check: some denominator holds a call
-    of a statistic (or a root), ``x - 1``, or a name assigned such a value (two levels)."""
-    assigns = [n for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
-               and n.value is not None]
-    # a function of the project's own modules may return a statistic: its calls count as one
-    bound: set[str] = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
-                       and (n.level or (n.module or "").split(".")[0] not in _LIBRARIES) for a in n.names}
-    for _ in range(2):
-        for a in assigns:
-            if _statistic_in(a.value, bound):
-                for t in (a.targets if isinstance(a, ast.Assign) else [a.target]):
-                    for n in ast.walk(t):
-                        if isinstance(n, ast.Name):
-                            bound.add(n.id)
-                        elif isinstance(n, ast.Attribute):
-                            bound.add(n.attr)
-    for n in ast.walk(tree):
-        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Pow)) and _statistic_in(n.right, bound):
-            return True
-        if isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Div) and _statistic_in(n.value, bound):
-            return True
-        if isinstance(n, ast.Call):
-            f = n.func
-            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
-            if name in _DIVIDES and any(_statistic_in(a, bound) for a in [*n.args, *(k.value for k in n.keywords)]
-                                        + ([f.value] if isinstance(f, ast.Attribute) else [])):
-                return True
-    return False

@@ -8,6 +8,8 @@ from __future__ import annotations
 import libcst as cst
 
 from nanlint.analysis.guards import terms
+from nanlint.analysis.gates.sites import last_names
+from nanlint.analysis.gates.syntax_sites import cancellation_site
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
@@ -27,6 +29,11 @@ class VarianceByCancellation(Rule):
     fix = fixes.UNSAFE
     needs = ("mean",)
     triggers = (frozenset({o.MEAN}),)
+
+    def site(self, tree, text: str, path=None, extra=()) -> bool:
+        """A subtraction and two squares (:func:`nanlint.analysis.gates.syntax_sites.cancellation_site`)."""
+        return cancellation_site(tree, last_names(frozenset({o.SQUARE})), last_names(frozenset({o.POW})),
+                            last_names(frozenset({o.SUBTRACT})))
 
     def check(self, ctx: RuleContext) -> None:
         found: dict[int, Cancellation] = {}

@@ -10,6 +10,7 @@ import ast
 import libcst as cst
 
 from nanlint.fix import fixes
+from nanlint.source.ast_tree import by_type
 from nanlint.analysis.gates.sites import SLASH
 from nanlint.vocabulary import ops as o
 from nanlint.vocabulary.limits import FLOAT16_OVERFLOW, FLOAT16_ZERO
@@ -88,25 +89,26 @@ class Float16Limits(Rule):
     needs = ("float16", ".half", "autocast", "GradScaler")  # ``.half()``, ``torch.half``; not "half" in prose
 
     def site(self, tree, text: str, path=None, extra=()) -> bool:
-        """Float16 written as code, not in prose: a ``float16``/``half`` name or attribute, a
-        ``"float16"`` string that is not a docstring, ``autocast``, ``GradScaler``."""
-        return _float16_in_code(tree) and _limit_literal(tree)
+        """Float16 compute shown by a call, and a number float16 cannot hold (:func:`_site`)."""
+        return _site(tree)
     triggers = (frozenset({o.LOG, o.SQRT, o.RSQRT, o.DIVIDE, SLASH, o.RECIPROCAL, o.POW, o.L2_NORMALIZE,
                            *_SOFTMAXES}),)
 
     def check(self, ctx: RuleContext) -> None:
         evidence = Float16Evidence(ctx)
         seen: set[int] = set()
-        sinks = [(c.x, c.scope, f"the {c.op} on line {ctx.file_line(c.node)}", _RESULT[c.op])
-                 for c in ctx.calls(o.LOG, o.SQRT)]
-        sinks += [(den, scope, f"the {how.split()[0]} on line {ctx.file_line(node)}", _RESULT[o.DIVIDE])
+        # (guarded value, scope, what the message calls the sink, its node, result): a line is
+        # asked only of a finding's sink (positions cost a codegen of the whole module)
+        sinks = [(c.x, c.scope, c.op, c.node, _RESULT[c.op]) for c in ctx.calls(o.LOG, o.SQRT)]
+        sinks += [(den, scope, how.split()[0], node, _RESULT[o.DIVIDE])
                   for node, _, den, scope, how in division_sites(ctx)]
-        for expr, scope, where, result in sinks:
+        for expr, scope, what, node, result in sinks:
             found = _guard(ctx, expr, scope) if expr is not None else None
             why, may = evidence.compute(scope) if found is not None else (None, False)
             if found is None or why is None or id(found[0]) in seen:
                 continue
             seen.add(id(found[0]))
+            where = f"the {what} on line {ctx.file_line(node)}"
             self.epsilon(ctx, found[0], f"{found[1]} `{ctx.code(found[0])}` of {where}", result, why, may)
         for call in ctx.calls(o.L2_NORMALIZE):
             eps = _tiny(ctx, call.value("eps"), call.scope)
@@ -148,30 +150,62 @@ class Float16Limits(Rule):
         ctx.report(fill.site, message, fix, may=may)
 
 
-_FLOAT16_WORDS = frozenset({"float16", "half", "autocast", "GradScaler", "mixed_float16"})
+_FLOAT16 = frozenset({"float16", "half"})  # a dtype's last name (Float16Evidence.is_float16)
+_FLOAT16_STRINGS = frozenset({"float16", "half", "mixed_float16"})
+_AMP = frozenset({"autocast", "GradScaler"})  # torch's mixed precision: evidence with any arguments
+_TREE_MAPS = frozenset({"tree_map", "map"})  # a pytree cast: float16 anywhere in its arguments
 
 
-def _float16_in_code(tree: ast.AST) -> bool:
-    docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Attribute) and n.attr in _FLOAT16_WORDS or isinstance(n, ast.Name) and n.id in _FLOAT16_WORDS:
-            return True
-        if isinstance(n, ast.alias) and n.name.rsplit(".", 1)[-1] in _FLOAT16_WORDS:
-            return True
-        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings \
-                and any(w in n.value for w in ("float16", "half")):
-            return True
-    return False
-
-
-def _limit_literal(tree: ast.AST) -> bool:
-    """A number float16 cannot hold: an epsilon that is 0 there, a fill beyond its range
-    (what every finding starts from; a skeleton of a large file: assumed)."""
+def _site(tree: ast.AST) -> bool:
+    """From the tree's nodes by type: float16 evidence as :class:`Float16Evidence` reads it and a number float16
+    cannot hold, both in the file (a large file's skeleton: assumed).  Evidence is a call:
+    ``.half()``, a float16 dtype or string among its arguments (``dtype=torch.float16``,
+    ``x.to(torch.half)``, ``set_floatx("float16")``, a ``"mixed_float16"`` policy; a name
+    an import or an assignment binds to one counts), float16 anywhere in a ``tree_map``'s
+    arguments, or torch's ``autocast``/``GradScaler`` named anywhere in the code.  The
+    number: an epsilon 0 < v <= 2**-25 (0 in float16), or ``-v`` with v >= 65520 (a fill
+    that is -inf there)."""
     if hasattr(tree, "firsts"):
         return True
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Constant) and type(n.value) in (int, float):
-            v = abs(n.value)
-            if 0 < v <= FLOAT16_ZERO or v >= FLOAT16_OVERFLOW:
-                return True
+    index = by_type(tree)
+    if not any(type(v) in (int, float) and 0 < v <= FLOAT16_ZERO for v in (n.value for n in index.get(ast.Constant, ()))) \
+            and not any(type(n.op) is ast.USub and type(n.operand) is ast.Constant and type(n.operand.value) in (int, float)
+                        and n.operand.value >= FLOAT16_OVERFLOW for n in index.get(ast.UnaryOp, ())):
+        return False
+    names = set(_FLOAT16)  # the names that may be float16: its own, and aliases of it
+    pairs: list[tuple[str, str]] = []  # ``f16 = torch.float16``: (f16, float16)
+    if any(n.attr in _AMP for n in index.get(ast.Attribute, ())) or any(n.id in _AMP for n in index.get(ast.Name, ())):
+        return True
+    for n in index.get(ast.alias, ()):
+        last = n.name.rsplit(".", 1)[-1]
+        if last in _AMP or (n.asname or "") in _AMP:
+            return True
+        if last in _FLOAT16 and n.asname:
+            names.add(n.asname)
+    for n in index.get(ast.Assign, ()):
+        if type(n.value) in (ast.Name, ast.Attribute):
+            last = n.value.id if type(n.value) is ast.Name else n.value.attr
+            pairs.extend((t.id, last) for t in n.targets if type(t) is ast.Name)
+    calls = index.get(ast.Call, ())
+    for _ in range(len(pairs)):  # aliases of aliases
+        grown = {new for new, old in pairs if old in names} - names
+        if not grown:
+            break
+        names |= grown
+
+    def float16(e: ast.expr) -> bool:
+        kind = type(e)
+        if kind is ast.Constant:
+            return e.value in _FLOAT16_STRINGS
+        return kind is ast.Attribute and e.attr in _FLOAT16 or kind is ast.Name and e.id in names
+
+    for c in calls:
+        args = [*c.args, *(k.value for k in c.keywords)]
+        if type(c.func) is ast.Attribute and c.func.attr == "half" and not args:
+            return True
+        if any(float16(a) for a in args):
+            return True
+        if (c.func.attr if type(c.func) is ast.Attribute else getattr(c.func, "id", None)) in _TREE_MAPS and \
+                any(float16(x) for a in args for x in ast.walk(a) if type(x) in (ast.Attribute, ast.Constant)):
+            return True
     return False

@@ -28,8 +28,9 @@ _OPERATORS = {"add": cst.Add, "subtract": cst.Subtract, "multiply": cst.Multiply
 
 class FileContext:
     def __init__(self, module: cst.Module, path: str = "<string>", settings: dict | None = None,
-                 rows: list[int] | None = None) -> None:
+                 rows: list[int] | None = None, text: str | None = None) -> None:
         self.module = module
+        self._text = text  # the source ``module`` was parsed from, when the caller has it
         self.path = path
         self.index = Index(module)
         self.settings = settings or {}
@@ -49,6 +50,14 @@ class FileContext:
         except KeyError:
             value = self._memo[key] = compute()
             return value
+
+    @property
+    def text(self) -> str:
+        """The module's source: the text it was parsed from, else its code (regenerated
+        once: libcst's codegen of a whole module costs as much as its parse)."""
+        if self._text is None:
+            self._text = self.module.code
+        return self._text
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -24,6 +24,31 @@ def statements(body: list[ast.stmt]):
                 stack.extend(h.body)
 
 
+_BY_TYPE: list = [None, {}]  # the last tree indexed, and its index
+
+
+def by_type(tree: ast.AST) -> dict[type, list[ast.AST]]:
+    """Every node of ``tree`` by its type (one walk, remembered for the last tree: the file
+    gates of several rules read the same tree, each a few node types)."""
+    if _BY_TYPE[0] is not tree:
+        out: dict[type, list[ast.AST]] = {}
+        for node in ast.walk(tree):
+            kind = type(node)
+            if kind in out:
+                out[kind].append(node)
+            else:
+                out[kind] = [node]
+        _BY_TYPE[:] = [tree, out]
+    return _BY_TYPE[1]
+
+
+def nodes(tree: ast.AST, *kinds: type):
+    """The nodes of ``tree`` of the given types (:func:`by_type`), type by type."""
+    index = by_type(tree)
+    for kind in kinds:
+        yield from index.get(kind, ())
+
+
 def chain(node: ast.expr) -> list[str] | None:
     """``a.b.c`` -> ["a", "b", "c"]; None when it is not rooted in a name."""
     parts = []

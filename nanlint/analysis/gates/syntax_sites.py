@@ -22,14 +22,14 @@ import ast
 import bisect
 
 from nanlint.analysis.guards import NAMED_CONSTANTS, F32_ABSORBED_ADD, float32
-from nanlint.source.ast_tree import statements
+from nanlint.source.ast_tree import nodes, statements
 
 _NAMED = frozenset(q.rsplit(".", 1)[-1] for q in NAMED_CONSTANTS)  # pi, e, tau: what guards.constant knows
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 UNKNOWN = object()  # a constant whose value the syntax does not tell (a name bound to one)
 
 
-class _Constants:
+class Constants:
     """Constant values as :func:`nanlint.analysis.guards.constant` finds them, on CPython's tree."""
 
     def __init__(self, tree: ast.Module, text: str) -> None:
@@ -121,7 +121,7 @@ def absorbed_epsilon(tree: ast.Module, text: str, log_names: frozenset[str], cli
     subtracted term (``log(1e-10 + 1 - p)``), or some clip (``clip_names``) takes constant
     arithmetic float32 rounds to exactly 1 (``clip(p, eps, 1 - 1e-10)``): where NAN105
     can report."""
-    consts: _Constants | None = None
+    consts: Constants | None = None
     for call, name in calls(tree, text, log_names | clip_names):
         if name is None:
             return True  # a log or clip bound to another name: any call may be one
@@ -131,20 +131,20 @@ def absorbed_epsilon(tree: ast.Module, text: str, log_names: frozenset[str], cli
                 operands.append(call.func.value)  # (1e-10 + 1 - p).log()
             for arg in operands:
                 if type(arg) is ast.BinOp and type(arg.op) in (ast.Add, ast.Sub):
-                    consts = consts or _Constants(tree, text)
+                    consts = consts or Constants(tree, text)
                     if _absorbs(consts, arg):
                         return True
         if name in clip_names:
             for arg in [*call.args, *(k.value for k in call.keywords)]:
                 if type(arg) is ast.BinOp:
-                    consts = consts or _Constants(tree, text)
+                    consts = consts or Constants(tree, text)
                     v = consts.value(arg)
                     if v is UNKNOWN or (v is not None and v != 1.0 and float32(v) == 1.0):
                         return True
     return False
 
 
-def _absorbs(consts: _Constants, node: ast.BinOp) -> bool:
+def _absorbs(consts: Constants, node: ast.BinOp) -> bool:
     chain = _terms(node)
     run = []
     for sign, term in chain:
@@ -158,6 +158,42 @@ def _absorbs(consts: _Constants, node: ast.BinOp) -> bool:
         return True
     big = abs(sum(run))
     return any(0 < v <= big * F32_ABSORBED_ADD for v in run)
+
+
+def cancellation_site(tree: ast.Module, squares: frozenset[str], powers: frozenset[str], subtracts: frozenset[str]) -> bool:
+    """Whether the file has a subtraction (``a - b``, a call spelled with ``subtracts``) and two
+    squares (``b ** 2``, ``b * b``, a call spelled with ``squares``, or with ``powers`` and a
+    literal 2): ``mean(x * x) - mean(x) ** 2`` needs a square on each side (one squares the
+    values, the other the mean), so two distinct ones.  A name bound to one of those
+    spellings (``from torch import square as sq``, ``sub = torch.sub``): any call may be it,
+    so yes.  Where NAN207 can report."""
+    spelled = squares | powers | subtracts
+    found, subtracted = 0, False
+    for n in nodes(tree, ast.BinOp, ast.Call, ast.alias, ast.Assign):
+        kind = type(n)
+        if kind is ast.BinOp:
+            op = type(n.op)
+            if op is ast.Sub:
+                subtracted = True
+            elif op is ast.Pow:
+                found += literal(n.right) == 2
+            elif op is ast.Mult:
+                a, b = n.left, n.right
+                found += type(a) is type(b) and (a.id == b.id if type(a) is ast.Name else ast.dump(a) == ast.dump(b))
+        elif kind is ast.Call:
+            name = callee(n.func)
+            if name in squares or name in powers and any(literal(a) == 2 for a in [*n.args, *(k.value for k in n.keywords)]):
+                found += 1
+            subtracted = subtracted or name in subtracts
+        elif kind is ast.alias:
+            if n.asname and n.name.rsplit(".", 1)[-1] in spelled:
+                return True
+        elif kind is ast.Assign:
+            if type(n.value) in (ast.Name, ast.Attribute) and callee(n.value) in spelled:
+                return True
+        if subtracted and found >= 2:
+            return True
+    return False
 
 
 def callee(func: ast.expr) -> str | None:

@@ -1,0 +1,181 @@
+"""NAN202's gate on CPython's tree: a square root, an ``rsqrt`` or a norm whose argument may
+be what the check reports on (issue 22).
+
+NAN202's check starts from three sinks and asks of the sink's argument, followed through
+names (``follow``: :meth:`nanlint.semantic.context.FileContext.resolve`, assignments and
+call-site arguments, no function returns):
+
+* a square root (``sqrt(s)``, ``s.sqrt()``, ``pow(s, 0.5)``, ``s ** 0.5``) of a variance
+  (a variance op, a mean of squares), of a sum of squares (a sum op of squares,
+  ``dx ** 2 + dy ** 2``) or of the square of a difference;
+* an ``rsqrt`` of a variance or of a sum of squares;
+* a norm of a difference.
+
+:func:`root_site` over-approximates that: the argument is such a call or operator (a
+variance, mean, sum, add, square or power call; an addition, power or product; for a
+norm a subtraction or a subtract call), an index of one, or a name any value of the
+file may bind to one (:class:`Bindings`, a fixpoint); a project module's name may be
+anything; a name bound to one of the sinks' spellings (``from torch import sqrt as s``):
+any call may be a sink, so yes.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from nanlint.analysis.gates.sites import last_names
+from nanlint.analysis.gates.syntax_sites import Constants, callee, literal
+from nanlint.analysis.gates.bindings import Bindings
+from nanlint.source.ast_tree import nodes
+from nanlint.vocabulary import ops as o
+
+
+def root_site(tree: ast.Module) -> bool:
+    """Whether a sink of NAN202 may have the argument its check reports on (see the module)."""
+    sqrts, pows = last_names(frozenset({o.SQRT})), last_names(frozenset({o.POW}))
+    rsqrts, norms = last_names(frozenset({o.RSQRT})), last_names(frozenset({o.NORM}))
+    sinks = sqrts | pows | rsqrts | norms
+    makers = last_names(frozenset({o.VARIANCE, o.MEAN, o.SUM, o.ADD, o.SQUARE, o.POW, o.MULTIPLY}))
+    subtracts = last_names(frozenset({o.SUBTRACT}))
+    roots: list[ast.expr] = []  # the arguments of square roots and rsqrts
+    normed: list[ast.expr] = []  # the arguments of norms
+    for n in nodes(tree, ast.Call, ast.BinOp, ast.alias, ast.Assign):
+        kind = type(n)
+        if kind is ast.Call:
+            name = callee(n.func)
+            if name not in sinks:
+                continue
+            operands = [*n.args, *(k.value for k in n.keywords)]
+            if type(n.func) is ast.Attribute:
+                operands.append(n.func.value)
+            if name in norms:
+                normed.extend(operands)
+            elif name in pows:
+                if any(literal(a) == 0.5 for a in operands):
+                    roots.extend(operands)
+            else:
+                roots.extend(operands)
+        elif kind is ast.BinOp:
+            if type(n.op) is ast.Pow and literal(n.right) == 0.5:
+                roots.append(n.left)
+        elif kind is ast.alias:
+            if n.asname and n.name.rsplit(".", 1)[-1] in sinks:
+                return True
+        elif kind is ast.Assign:
+            if type(n.value) in (ast.Name, ast.Attribute) and callee(n.value) in sinks:
+                return True
+    if not roots and not normed:
+        return False
+    bindings = Bindings.of(tree)
+
+    def made(e: ast.expr, known: set[str]) -> bool:
+        kind = type(e)
+        if kind is ast.Call:
+            name = callee(e.func)
+            return name in makers or name in known or _root(e.func) in known
+        if kind is ast.BinOp:
+            return type(e.op) in (ast.Add, ast.Pow, ast.Mult)
+        return _named(e, known, made)
+
+    def difference(e: ast.expr, known: set[str]) -> bool:
+        kind = type(e)
+        if kind is ast.Call:
+            name = callee(e.func)
+            return name in subtracts or name in known or _root(e.func) in known
+        if kind is ast.BinOp:
+            return type(e.op) is ast.Sub
+        return _named(e, known, difference)
+
+    if roots:
+        known = bindings.closure(made)
+        if known is None or any(made(a, known) for a in roots):
+            return True
+    if normed:
+        known = bindings.closure(difference)
+        if known is None or any(difference(a, known) for a in normed):
+            return True
+    return False
+
+
+def norm_division_site(tree: ast.Module, text: str) -> bool:
+    """Whether some division's denominator may be a norm as NAN203's ``norm_in`` reads one,
+    through names: a norm call, a square root (``sqrt``, ``pow(s, 0.5)``, ``s ** 0.5``) of a
+    value a sum may make, either plus a constant or floored by one (``maximum(n, eps)``,
+    ``clamp(n, min=eps)``).  A name bound to a norm's, a root's or a divide's spelling: yes."""
+    norms, sqrts = last_names(frozenset({o.NORM})), last_names(frozenset({o.SQRT}))
+    pows, floors = last_names(frozenset({o.POW})), last_names(frozenset({o.MAXIMUM, o.CLIP}))
+    divides, sums = last_names(frozenset({o.DIVIDE})), last_names(frozenset({o.SUM}))
+    spelled = norms | sqrts | pows | floors | divides
+    dens: list[ast.expr] = []
+    for n in nodes(tree, ast.BinOp, ast.Call, ast.alias, ast.Assign):
+        kind = type(n)
+        if kind is ast.BinOp:
+            if type(n.op) is ast.Div:
+                dens.append(n.right)
+        elif kind is ast.Call:
+            if callee(n.func) in divides:
+                dens.extend([*n.args[1:], *(k.value for k in n.keywords)])
+                if type(n.func) is ast.Attribute:
+                    dens.extend(n.args[:1])  # x.div(y)
+        elif kind is ast.alias:
+            if n.asname and n.name.rsplit(".", 1)[-1] in spelled:
+                return True
+        elif kind is ast.Assign:
+            if type(n.value) in (ast.Name, ast.Attribute) and callee(n.value) in spelled:
+                return True
+    if not dens:
+        return False
+    consts = Constants(tree, text)
+
+    def summed(e: ast.expr, known: set[str]) -> bool:  # a sum of squares may be it (sum_of_squares)
+        kind = type(e)
+        if kind is ast.Call:
+            name = callee(e.func)
+            return name in sums or name in known or _root(e.func) in known
+        return _named(e, known, summed)
+
+    def norm(e: ast.expr, known: set[str], guard_ok: bool = True) -> bool:
+        kind = type(e)
+        if kind is ast.Call:
+            name = callee(e.func)
+            operands = [*e.args, *(k.value for k in e.keywords)]
+            if type(e.func) is ast.Attribute:
+                operands.append(e.func.value)
+            if name in norms or name in known or _root(e.func) in known:
+                return True
+            if name in sqrts or name in pows and any(literal(a) == 0.5 for a in operands):
+                return any(summed(a, sum_known) for a in operands)
+            return guard_ok and name in floors and any(consts.value(a) is not None for a in operands) and \
+                any(norm(a, known, False) for a in operands)
+        if kind is ast.BinOp:
+            op = type(e.op)
+            if op is ast.Pow:
+                return literal(e.right) == 0.5 and summed(e.left, sum_known)
+            return guard_ok and op is ast.Add and any(
+                consts.value(side) is not None and norm(other, known, False)
+                for side, other in ((e.left, e.right), (e.right, e.left)))
+        return _named(e, known, norm)
+
+    bindings = Bindings.of(tree)
+    sum_known = bindings.closure(summed)
+    if sum_known is None:
+        return True
+    known = bindings.closure(norm)
+    return known is None or any(norm(d, known) for d in dens)
+
+
+def _named(e: ast.expr, known: set[str], test) -> bool:
+    kind = type(e)
+    if kind is ast.Name:
+        return e.id in known
+    if kind is ast.Attribute:
+        return e.attr in known or _root(e) in known
+    if kind is ast.Subscript:
+        return test(e.value, known)
+    return False
+
+
+def _root(node: ast.expr) -> str | None:
+    while type(node) is ast.Attribute:
+        node = node.value
+    return node.id if type(node) is ast.Name else None
