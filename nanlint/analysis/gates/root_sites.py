@@ -22,27 +22,37 @@ any call may be a sink, so yes.
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 
 from nanlint.analysis.gates.sites import last_names
 from nanlint.analysis.gates.syntax_sites import Constants, callee, literal
 from nanlint.analysis.gates.bindings import Bindings
 from nanlint.source.ast_tree import nodes
+from nanlint.vocabulary import frameworks as fw_registry
 from nanlint.vocabulary import ops as o
 
 
 def root_site(tree: ast.Module) -> bool:
-    """Whether a sink of NAN202 may have the argument its check reports on (see the module)."""
+    """Whether a sink of NAN202 may have the argument its check reports on (see the module),
+    or the file calls a std and imports a framework whose std has a NaN gradient on a
+    constant row (any std call of such a file is a sink)."""
     sqrts, pows = last_names(frozenset({o.SQRT})), last_names(frozenset({o.POW}))
     rsqrts, norms = last_names(frozenset({o.RSQRT})), last_names(frozenset({o.NORM}))
+    stds = last_names(frozenset({o.STD}))
     sinks = sqrts | pows | rsqrts | norms
+    std_call = std_framework = False
     makers = last_names(frozenset({o.VARIANCE, o.MEAN, o.SUM, o.ADD, o.SQUARE, o.POW, o.MULTIPLY}))
     subtracts = last_names(frozenset({o.SUBTRACT}))
     roots: list[ast.expr] = []  # the arguments of square roots and rsqrts
     normed: list[ast.expr] = []  # the arguments of norms
-    for n in nodes(tree, ast.Call, ast.BinOp, ast.alias, ast.Assign):
+    for n in nodes(tree, ast.Call, ast.BinOp, ast.alias, ast.Assign, ast.ImportFrom):
         kind = type(n)
-        if kind is ast.Call:
+        if kind is ast.ImportFrom:
+            std_framework = std_framework or (n.module or "").split(".")[0] in _std_roots()
+        elif kind is ast.Call:
             name = callee(n.func)
+            if name in stds:
+                std_call = True
             if name not in sinks:
                 continue
             operands = [*n.args, *(k.value for k in n.keywords)]
@@ -61,9 +71,12 @@ def root_site(tree: ast.Module) -> bool:
         elif kind is ast.alias:
             if n.asname and n.name.rsplit(".", 1)[-1] in sinks:
                 return True
+            std_framework = std_framework or n.name.split(".")[0] in _std_roots()
         elif kind is ast.Assign:
             if type(n.value) in (ast.Name, ast.Attribute) and callee(n.value) in sinks:
                 return True
+    if std_call and std_framework:
+        return True
     if not roots and not normed:
         return False
     bindings = Bindings.of(tree)
@@ -95,6 +108,13 @@ def root_site(tree: ast.Module) -> bool:
         if known is None or any(difference(a, known) for a in normed):
             return True
     return False
+
+
+@lru_cache(maxsize=None)
+def _std_roots() -> frozenset[str]:
+    """The top-level modules of the frameworks whose std has a NaN gradient on a constant row."""
+    return frozenset(r for fw in fw_registry.frameworks() if o.FACT_STD_GRAD_NAN_AT_CONSTANT in fw.facts
+                     for r in fw.roots)
 
 
 def norm_division_site(tree: ast.Module, text: str) -> bool:
