@@ -342,3 +342,17 @@ def test_the_gate_reads_the_imported_modules(tmp_path):
         path.write_text(text)
         assert statistic_denominator(ast.parse(text), text, path) is site
         assert statistic_denominator(ast.parse(text), text, None)  # no file: any module may
+
+
+def test_a_division_written_as_a_negative_power_passes_the_site_filter():
+    """``x * var ** -0.5`` in a file with no ``/``: the site filter's negative-power key
+    lets it through, so the rule alone finds what it finds with the filter off."""
+    from nanlint.lint.engine import Linter
+    from nanlint.rules.base import all_rules
+
+    source = (b"import torch\n\n\nclass Whiten(torch.nn.Module):\n    def forward(self, x):\n"
+              b"        return (x - x.mean(-1, keepdim=True)) * x.var(-1, keepdim=True) ** -0.5\n")
+    linter = Linter([r for r in all_rules() if r.code == "NAN111"], {"may": True})
+    filtered = [f.code for f in linter.lint_source(source, "whiten.py").findings]
+    unfiltered = [f.code for f in linter.fix_source(source, "whiten.py", unsafe=False, site_filter=False).findings]
+    assert filtered == unfiltered == ["NAN111"]

@@ -99,7 +99,7 @@ class SiteFilter:
         evidence = frozenset(n for r in rules for n in r.needs if n.isidentifier())
         # and the operators a rule starts from (a division, a power): their statements too
         names = sites.last_names(ops) | evidence | frozenset(t for t in (sites.SLASH, "**") if t in ops
-                                                              or t == "**" and sites.POW_HALF in ops)
+                                                              or t == "**" and ops & {sites.POW_HALF, sites.NEG_POW})
         return large.reduce(checked.tree, checked.text, names) or \
             large.windows(checked.tree, checked.text, names)
 
@@ -108,7 +108,7 @@ class SiteFilter:
         ``**``; never fewer than a scan finds): a rule missing a group of its triggers keeps
         no statement of a large file (a relu chain with no division is no NAN108's)."""
         present = sites.scan(None, text, self.wanted, lambda p: False) | \
-            ({sites.SLASH} if "/" in text else set()) | ({sites.POW_HALF} if "**" in text else set())
+            ({sites.SLASH} if "/" in text else set()) | ({sites.POW_HALF, sites.NEG_POW} if "**" in text else set())
         return [r for r in self._site_rules if r.wanted(text) and r.can_report(present | VALUE_SOURCES)]
 
     def _dep_ops(self, dep: Path, exact: bool) -> frozenset[str]:

@@ -17,7 +17,7 @@ from nanlint.rules._gradient_traps import bare, spelled_call
 from nanlint.rules._shapes import divisions
 from nanlint.rules._zero_fixes import epsilon, far, guard
 from nanlint.rules._masked import masked_mean
-from nanlint.analysis.gates.sites import SLASH
+from nanlint.analysis.gates.sites import NEG_POW, SLASH
 from nanlint.semantic.literals import number
 
 KINDS = (zeros.COUNT, zeros.PROBABILITY, zeros.COMPLEMENT, zeros.RECTIFIED, zeros.CONSTANT)
@@ -30,7 +30,7 @@ class DivisionSinks(Rule):
     needs = ("/", "div", "reciprocal", "rsqrt", "**", "pow")
     # a sink op, and an op of a strong source or a reduction (a count).  ``x ** -1`` has no site
     # key of its own: in a file without a "/" anywhere it is left to NAN110
-    triggers = (frozenset({o.DIVIDE, SLASH, o.RECIPROCAL, o.RSQRT, o.POW}),
+    triggers = (frozenset({o.DIVIDE, SLASH, NEG_POW, o.RECIPROCAL, o.RSQRT, o.POW}),
                 zeros.STRONG_OPS | {o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN})
 
     def site(self, tree, text: str, path=None, extra=()) -> bool:

@@ -23,7 +23,7 @@ from nanlint.rules._gradient_traps import bare, spelled_call
 from nanlint.rules._statistics import Statistic, count_checked, mutated, statistic_of, count_of
 from nanlint.rules._zero_divisions import division_sites, in_where
 from nanlint.rules._zero_fixes import epsilon, far
-from nanlint.analysis.gates.sites import SLASH
+from nanlint.analysis.gates.sites import NEG_POW, SLASH
 from nanlint.analysis.gates.statistic_sites import statistic_denominator, text_site
 from nanlint.semantic.reach import origin_note
 from nanlint.semantic.resolve import Scope
@@ -43,7 +43,7 @@ class DivideByStatistic(Rule):
     # root of the same variance says less
     supersedes = ("NAN202",)
     needs = ("/", "div", "reciprocal", "rsqrt", "**", "pow")
-    triggers = (frozenset({o.DIVIDE, SLASH, o.RECIPROCAL, o.RSQRT, o.POW}),)
+    triggers = (frozenset({o.DIVIDE, SLASH, NEG_POW, o.RECIPROCAL, o.RSQRT, o.POW}),)
 
     def site(self, tree, text: str, path=None, extra=()) -> bool:
         """A denominator that may hold a statistic or ``count - 1`` (or a name any value of

@@ -40,12 +40,14 @@ from nanlint.vocabulary import ops as o
 from nanlint.vocabulary import frameworks as fw_registry
 
 POW_HALF = "**0.5"  # a square root written as a power: ``s ** 0.5``, ``pow(s, 0.5)``
+NEG_POW = "**-"  # a power with a negative exponent, a division written as one: ``var ** -0.5``
 SLASH = "/"  # the true-division operator (``a / b``)
 
 _GAP = r"(?:\s|\\\n|#[^\n]*\n)*"  # what may separate the parts of a dotted chain
 _FLOAT = re.compile(r"(?<![\w.])(?:\d[\d_]*\.[\d_]*(?:[eE][-+]?\d[\d_]*)?|\.\d[\d_]*(?:[eE][-+]?\d[\d_]*)?"
                     r"|\d[\d_]*[eE][-+]?\d[\d_]*)(?![\w.])")
 _SLASH = re.compile(r"(?<!/)/(?![/=])")
+_NEG_POW = re.compile(r"\*\*(?:[\s(]|\\\n)*-")  # ``** -0.5``, ``**(-1)``
 _POW_FLOAT = re.compile(r"\*\*(?:[\s(+]|\\\n)*(\.?\d[\d_.]*(?:[eE][-+]?[\d_]+)?)")  # ``** 0.5``, ``** (.5)``
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")  # lines as CPython numbers them
 _WALRUS = re.compile(r"([A-Za-z_]\w*)\s*:=\s*([A-Za-z_]\w*(?:" + _GAP + r"\." + _GAP + r"[A-Za-z_]\w*)*)")
@@ -222,9 +224,9 @@ class _Keys:
         self.found: dict[str, bool] = {}
 
     def _has(self, key: str, pow_call: bool) -> bool:
-        if key == SLASH:
+        if key in (SLASH, NEG_POW):
             if key not in self.found:
-                self.found[key] = _SLASH.search(self.text) is not None
+                self.found[key] = (_SLASH if key == SLASH else _NEG_POW).search(self.text) is not None
             return self.found[key]
         if "power" not in self.found:  # ``s ** 0.5``
             self.found["power"] = any(_is_half(m) for m in _POW_FLOAT.findall(self.text))
@@ -238,9 +240,9 @@ class _Keys:
         """Add to ``present`` the keys that make it enough; whether it is."""
         if enough(present):
             return True
-        if not enough(present | {SLASH, POW_HALF}):
+        if not enough(present | {SLASH, POW_HALF, NEG_POW}):
             return False  # no key can make it enough: none is searched
-        for key in (SLASH, POW_HALF):
+        for key in (SLASH, POW_HALF, NEG_POW):
             if key in self.wanted and self._has(key, pow_call):
                 present.add(key)
                 if enough(present):
