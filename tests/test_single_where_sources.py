@@ -116,3 +116,15 @@ def test_tensorflow_sqrt_needs_only_the_divisor_guarded():
     out = fixed(TF_SQRT)  # the TF table: tf.sqrt's gradient under a zero upstream is 0
     assert "x = tf.sqrt(x2)" in out
     assert "tf.where(x2 > 0, tf.sin(x) / tf.where(x2 > 0, x, 1.0), tf.ones_like(x))" in out
+
+
+@pytest.mark.parametrize("site, line", [("kornia-0.8.3-0.9.0-axis-angle-to-quaternion", 55),
+                                        ("kornia-0.8.3-0.9.0-quaternion-to-axis-angle", 61)])
+def test_the_kornia_excerpts_are_flagged_in_the_may_tier_at_their_where(site, line):
+    """The fix-history sites: no gradient evidence in the excerpt, so the may tier only; the
+    finding is on the where (the records' parent lines are the sqrt and the division)."""
+    folder = conftest.Path(__file__).parent / "fixhistory" / "sites" / site
+    before = (folder / "before.py").read_text()
+    found = conftest.lint(before, ["NAN201"], may=True)
+    assert [(f.code, f.start[0], f.may) for f in found] == [("NAN201", line, True)]
+    assert conftest.lint((folder / "after.py").read_text(), ["NAN201"], may=True) == []
