@@ -16,7 +16,8 @@ from nanlint.analysis.facts import gradient_free
 from nanlint.analysis.guards import constant, guarded, nonnegative
 from nanlint.semantic.resolve import Scope
 from nanlint.rules.base import Rule
-from nanlint.rules._gradient_traps import bare, follow, is_op, key, replace_all, report_in_gradient
+from nanlint.rules._gradient_traps import (bare, binop, follow, is_op, key, replace_all, report_in_gradient,
+                                           spelled_call, square_base)
 from nanlint.semantic.literals import is_literal, number
 
 SAFE_VALUE = "1.0"  # in the domain of 1/x, log, sqrt, rsqrt, x ** p
@@ -85,6 +86,61 @@ def _singular_call(call: OpCall) -> tuple[str, cst.BaseExpression] | None:
     return None
 
 
+class Step:
+    """``expr`` is 0 exactly where ``base`` is 0, and grows with ``|base|``: ``sqrt(base)``,
+    ``abs(base)``, ``base ** 2``, ``square(base)``, ``base ** 0.5``, a norm of ``base``
+    (``expr`` the value a name holds; ``node`` the step's own code, ``resolved`` how it was reached)."""
+
+    def __init__(self, kind: str, node, base, scope: Scope, resolved, singular: bool) -> None:
+        self.kind, self.node, self.base, self.scope, self.resolved = kind, node, base, scope, resolved
+        self.singular = singular  # its own gradient is non-finite at 0 (sqrt, x ** 0.5)
+
+    def at(self, v: float) -> float | None:
+        """The step's value where ``base`` is ``v``; None when unknown or NaN."""
+        if self.kind == "abs":
+            return abs(v)
+        if self.kind == "norm":
+            return 0.0 if v == 0 else None
+        p = 2.0 if self.kind == "square" else float(self.kind)
+        return v ** p if v >= 0 or p.is_integer() else None
+
+
+def zero_step(ctx: RuleContext, expr, scope: Scope) -> Step | None:
+    """The :class:`Step` ``expr`` is (through names), or None."""
+    r = ctx.resolve(expr, scope)
+    e, s = r.expr, r.scope
+    if r.ctx is not None:
+        return None
+    call = is_op(ctx, e, s, o.SQRT, o.ABS, o.NORM, o.POW)
+    if call is not None and call.x is not None and call.op != o.POW:
+        kind = {o.SQRT: "0.5", o.ABS: "abs", o.NORM: "norm"}[call.op]
+        return Step(kind, e, call.x, s, r, call.op == o.SQRT and o.FACT_ZERO_UPSTREAM_SQRT_NAN in call.framework.facts)
+    base = square_base(ctx, e, s)
+    if base is not None:
+        return Step("square", e, base, s, r, False)
+    power = binop(e, cst.Power)
+    exponent = number(power.right) if power is not None else (number(call.value("y")) if call is not None else None)
+    if exponent is not None and exponent > 0:
+        base = power.left if power is not None else call.x  # type: ignore[union-attr]
+        return Step(f"{exponent:g}", e, base, s, r, not float(exponent).is_integer() and exponent < 1)
+    return None
+
+
+def zero_sources(ctx: RuleContext, expr, scope: Scope, depth: int = 3) -> list[tuple[str, list[Step]]]:
+    """(key, steps) for ``expr`` and each value it is computed from by :class:`Step` s: all
+    are 0 where ``expr`` is (``theta = sqrt(theta_squared)``: ``theta``, ``theta_squared``)."""
+    out = [(key(ctx, expr), [])]
+    steps: list[Step] = []
+    while depth > 0:
+        step = zero_step(ctx, expr, scope)
+        if step is None:
+            break
+        steps = steps + [step]
+        expr, scope, depth = step.base, step.scope, depth - 1
+        out.append((key(ctx, expr), steps))
+    return out  # type: ignore[return-value]
+
+
 def compared(ctx: RuleContext, cond: cst.BaseExpression, scope: Scope, depth: int = 4) -> set[str]:
     """The keys of the non-constant operands compared in a condition
     (``x != 0``, ``(x > 0) & m``, ``~(x == 0)``, ``abs(x) > eps``, a name assigned one)."""
@@ -97,10 +153,7 @@ def compared(ctx: RuleContext, cond: cst.BaseExpression, scope: Scope, depth: in
         for operand in [cond.left] + [c.comparator for c in cond.comparisons]:
             if is_literal(operand):
                 continue
-            out.add(key(ctx, operand))  # type: ignore[arg-type]
-            inner = is_op(ctx, operand, scope, o.ABS, o.SQUARE)
-            if inner is not None:
-                out.add(key(ctx, inner.x))  # type: ignore[arg-type]
+            out |= {k for k, _ in zero_sources(ctx, operand, scope)}  # abs(x), x2 = x ** 2: x too
     elif isinstance(cond, cst.BinaryOperation) and isinstance(cond.operator, (cst.BitAnd, cst.BitOr)):
         out |= compared(ctx, cond.left, scope, depth - 1) | compared(ctx, cond.right, scope, depth - 1)
     elif isinstance(cond, cst.BooleanOperation):
@@ -190,16 +243,18 @@ def never_negative(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> 
     return all(r.ctx is None and nonnegative(ctx, r.expr, r.scope) for r in ctx.values(expr, scope))
 
 
-def _operand_at(ctx: RuleContext, operand, scope: Scope, target: str, value: float) -> float | None:
+def _operand_at(ctx: RuleContext, operand, scope: Scope, target: str, value: float,
+                depth: int = 3) -> float | None:
     if key(ctx, operand) == target:
         return value
     n = constant(ctx, operand, scope)
-    if n is not None:
+    if n is not None or depth == 0:
         return n
-    inner = is_op(ctx, operand, scope, o.ABS, o.SQUARE)
-    if inner is not None and key(ctx, inner.x) == target:
-        return abs(value) if inner.op == o.ABS else value * value
-    return None
+    step = zero_step(ctx, operand, scope)  # abs(x) > eps, x2 = x ** 2; x2 > 0
+    if step is None:
+        return None
+    inner = _operand_at(ctx, step.base, step.scope, target, value, depth - 1)
+    return None if inner is None else step.at(inner)
 
 
 def pure(ctx: RuleContext, expr: cst.CSTNode, scope: Scope) -> bool:
@@ -224,6 +279,11 @@ def pure(ctx: RuleContext, expr: cst.CSTNode, scope: Scope) -> bool:
         return call is not None and call.op not in o.CONSTRUCTORS and call.op not in o.DRAWS and all(
             a.star == "" and pure(ctx, a.value, scope) for a in expr.args) and pure(ctx, expr.func, scope)
     return False
+
+
+def _within(inner: cst.CSTNode, outer: cst.CSTNode) -> bool:
+    """``inner`` is a proper sub-expression of ``outer``."""
+    return inner is not outer and any(c is inner or _within(inner, c) for c in outer.children)
 
 
 def _slice_parts(s) -> list[cst.CSTNode]:
@@ -259,33 +319,49 @@ class SingleWhere(Rule):
                 if branch is None:
                     continue
                 resolved = ctx.resolve(branch, call.scope)
-                sites = [(what, inp) for what, inp in singular_sites(ctx, resolved.expr, resolved.scope)
-                         if key(ctx, inp) in keys and self.masked_somewhere(ctx, call, cond, role, what, inp)
-                         and not kept_off_zero(ctx, inp, resolved.scope)
+                sites = [(what, inp, steps) for what, inp in singular_sites(ctx, resolved.expr, resolved.scope)
+                         for steps in [self.masking_source(ctx, call, cond, role, what, inp, keys, resolved.scope)]
+                         if steps is not None and not kept_off_zero(ctx, inp, resolved.scope)
                          and not excludes_zero(ctx, call.node, inp, resolved.scope)]  # if beta == 0: ... else
                 if not sites or gradient_free(ctx, resolved.expr, resolved.scope):
                     continue  # guarded already, or a branch of counts and constants: no gradient
+                sites = [site for site in sites if not any(  # 1 / sqrt(x): guarding the sqrt's x is enough
+                    other is not site and _within(other[1], site[1]) for other in sites)]
                 what = sites[0][0]
                 message = (f"`{what}` is singular where the condition selects the other branch: its "
                            "gradient there is inf, and 0 * inf = NaN flows back through the where; "
                            "guard the input too (double where)")
                 report_in_gradient(ctx, call.node, message,
                                    self.make_fix(ctx, call, cond, role, branch, resolved, sites), call.framework,
-                                   tuple(inp for _, inp in sites), resolved.scope)
+                                   tuple(inp for _, inp, _ in sites), resolved.scope)
                 break  # the hazard is in the gradient only: judged on its evidence
 
     @staticmethod
-    def masked_somewhere(ctx: RuleContext, call: OpCall, cond, role: str, what: str, inp) -> bool:
-        """Does the where discard the branch at one of the site's singular points?
-        Decided only when the condition compares the input with constants (``x != 0``,
+    def masking_source(ctx: RuleContext, call: OpCall, cond, role: str, what: str, inp, keys: set[str],
+                       scope: Scope) -> list[Step] | None:
+        """The steps from the singular input to the value the condition tests and masks at
+        the input's singular point: ``[]`` for the input itself (``where(x != 0, 1 / x, 0)``),
+        ``[sqrt]`` for ``theta = sqrt(theta_squared)``; ``where(theta_squared > 0, 1 / theta, 0)``
+        (0 where the input is 0: only that point is asked of a source).  None: no such value."""
+        for target, steps in zero_sources(ctx, inp, scope):
+            points = singular_points(what) if not steps else AT_ZERO
+            if target in keys and SingleWhere.masked_somewhere(ctx, call, cond, role, target, points,
+                                                              inp if not steps else None):
+                return steps
+        return None
+
+    @staticmethod
+    def masked_somewhere(ctx: RuleContext, call: OpCall, cond, role: str, target: str,
+                         points: tuple[float, ...], inp) -> bool:
+        """Does the where discard the branch where ``target`` (a key) is at one of ``points``?
+        Decided only when the condition compares it with constants (``x != 0``,
         ``x > eps``, ``abs(x) < 1e-6``): a comparison with another tensor (``loss < beta``)
-        says nothing about 0.  A branch *selected* at its singular point is non-finite
-        in value, not a where trap."""
+        says nothing about 0 (unless ``inp`` is never negative: :func:`small_value_test`).
+        A branch *selected* at its singular point is non-finite in value, not a where trap."""
         selected_when = role == "x"  # where(c, x, y) selects x when c holds; masked_fill keeps it when not
-        target = key(ctx, inp)
-        for point in singular_points(what):
-            truth = condition_at(ctx, cond, call.scope, target, point)  # type: ignore[arg-type]
-            if truth is None and point == 0.0:
+        for point in points:
+            truth = condition_at(ctx, cond, call.scope, target, point)
+            if truth is None and point == 0.0 and inp is not None:
                 truth = small_value_test(ctx, cond, call.scope, inp)
             if truth is not None and truth != selected_when:
                 return True
@@ -298,17 +374,45 @@ class SingleWhere(Rule):
             return fixes.Fix(fixes.DISPLAY_ONLY, message)
         mapping: dict[int, cst.CSTNode] = {}
         imports: list[fixes.Import] = []
-        for _, inp in sites:
+        steps: dict[int, tuple] = {}
+        for _, inp, through in sites:
             guard = SingleWhere.guard(ctx, call, cond, role, inp)
             if guard is None:
                 return fixes.Fix(fixes.DISPLAY_ONLY, message)
             mapping[id(inp)], new_imports = guard
             imports += [i for i in new_imports if i not in imports]
+            for step in through:
+                if not step.singular or not step.resolved.crossed_statements:
+                    continue  # inline, the step is a site of its own
+                guarded_step = SingleWhere.guard_step(ctx, call, step)
+                if guarded_step is None:
+                    return fixes.Fix(fixes.DISPLAY_ONLY, message)
+                steps[id(step.node)] = (step.node, guarded_step[0])
+                imports += [i for i in guarded_step[1] if i not in imports]
+        edits = list(steps.values())  # theta = sqrt(theta_squared): its gradient under a zero upstream too
         if resolved.crossed_statements:  # the branch is a name: write its value, guarded, in the where
             new_branch = replace_all(resolved.expr, mapping)
-            return fixes.Fix(fixes.UNSAFE, message, [(branch, new_branch)], imports)
-        return fixes.Fix(fixes.SAFE, message, [(inp, mapping[id(inp)])
-                                                for _, inp in sites], imports)
+            return fixes.Fix(fixes.UNSAFE, message, [(branch, new_branch)] + edits, imports)
+        return fixes.Fix(fixes.UNSAFE if edits else fixes.SAFE, message,
+                         [(inp, mapping[id(inp)]) for _, inp, _ in sites] + edits, imports)
+
+    @staticmethod
+    def guard_step(ctx: RuleContext, call: OpCall, step: Step) -> tuple[cst.BaseExpression, list] | None:
+        """``where(t > 0, sqrt(where(t > 0, t, 1.0)), 0.0)`` for the step ``sqrt(t)`` where it is
+        computed: its value for every ``t >= 0``, and a zero gradient at 0 whatever the upstream."""
+        r = step.resolved
+        if r.via or not pure(ctx, step.base, step.scope):
+            return None
+        def where(x: cst.BaseExpression, y: cst.BaseExpression):
+            positive = cst.Comparison(fixes.parenthesize(bare(step.base).deep_clone()),
+                                      [cst.ComparisonTarget(cst.GreaterThan(), cst.Integer("0"))])
+            return spelled_call(ctx, call.framework, o.WHERE, step.scope,  # type: ignore[arg-type]
+                                [("cond", positive), ("x", x), ("y", y)], prefer=(call.node.func,))
+        inner = where(bare(step.base).deep_clone(), cst.Float(SAFE_VALUE))
+        if inner is None:
+            return None
+        outer = where(replace_all(step.node, {id(step.base): inner[0]}), cst.Float("0.0"))  # type: ignore[arg-type]
+        return outer if outer is None else (outer[0], inner[1])
 
     @staticmethod
     def guard(ctx: RuleContext, call: OpCall, cond, role: str, inp) -> tuple[cst.BaseExpression, list] | None:
