@@ -214,3 +214,29 @@ def test_the_expansion_is_negative_in_float32_as_the_message_says():
             return ((x ** 2).sum(-1, keepdim=True) + (y ** 2).sum(-1) - 2 * x @ y.T).sqrt()
     """)
     assert "measured -0.125 (torch 2.13) for rows of 64 values in [10, 100] against themselves, true 0" in f.message
+
+
+def test_two_parameters_bound_to_alike_arguments_are_not_one_value():
+    """The cross term must be of the squared norms' own values: ``a`` and ``x`` are both
+    ``torch.randn(4, 8)`` at the call site, not the same tensor."""
+    assert _nan207("""\
+        import torch
+
+        def f(a, b, x, y):
+            return torch.sqrt((a ** 2).sum(-1, keepdim=True) + (b ** 2).sum(-1) - 2 * x @ y.T)
+
+        f(torch.randn(4, 8), torch.randn(4, 8), torch.randn(4, 8), torch.randn(4, 8))
+    """, may=True) == []
+
+
+def test_a_whole_power_of_the_expansion_is_not_a_sink():
+    """``d2 ** 2`` of a negative d2 is finite: the may tier, as for no sink; ``d2 ** 0.5`` is NaN."""
+    source = """\
+        import torch
+
+        def f(x, y):
+            d2 = (x ** 2).sum(-1, keepdim=True) + (y ** 2).sum(-1) - 2 * x @ y.T
+            return d2 ** {}
+    """
+    assert [f.may for f in _nan207(source.format(2), may=True)] == [True]
+    assert [f.may for f in _nan207(source.format(0.5), may=True)] == [False]

@@ -14,6 +14,7 @@ from nanlint.semantic.context import OpCall
 from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
 from nanlint.semantic.navigation import enclosing, inside, stored, variable_names
+from nanlint.semantic.reach import via_call
 from nanlint.semantic.resolve import Scope
 from nanlint.rules._gradient_traps import binop, euclidean_norm, follow, is_difference, is_op, key, square_base, sum_of_squares
 
@@ -245,9 +246,11 @@ def _untransposed(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _keys(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> set[str]:
-    """The texts of what ``expr`` is, through names, transposes and layout ops."""
+    """The texts of what ``expr`` is, through names, transposes and layout ops (not through a
+    call or a call site: two parameters bound to alike arguments are not one value)."""
     expr = _untransposed(expr)
-    return {key(ctx, expr)} | {key(ctx, _untransposed(r.expr)) for r in ctx.values(expr, scope, shape=True)}
+    return {key(ctx, expr)} | {key(ctx, _untransposed(r.expr)) for r in ctx.values(expr, scope, shape=True)
+                               if not via_call(r)}
 
 
 def expansion(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> Expansion | None:

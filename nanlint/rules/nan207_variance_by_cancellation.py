@@ -10,7 +10,7 @@ import re
 
 import libcst as cst
 
-from nanlint.analysis.guards import terms
+from nanlint.analysis.guards import constant, terms
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
@@ -28,6 +28,12 @@ FLOOR = "1e-12"  # the clamp of a squared distance: sqrt(1e-12) = 1e-6, its grad
 # (seed 0, float32; squared norms ~2.6e5, spaced 0.03125), measured (tests/test_distance_by_expansion.py)
 MEASURED = {"torch": "-0.125 (torch 2.13)", "tensorflow": "-0.0625 (TensorFlow 2.21)", "jax": "-0.03125 (JAX 0.10)",
             "keras": "-0.0625 (Keras 3.15, TensorFlow backend)"}
+
+
+def _whole_power(ctx: RuleContext, exponent, scope) -> bool:
+    """A positive whole exponent (``** 2``): the power of a negative value is finite."""
+    k = constant(ctx, exponent, scope)
+    return k is not None and k > 0 and float(k).is_integer()
 
 
 class VarianceByCancellation(Rule):
@@ -71,10 +77,14 @@ class VarianceByCancellation(Rule):
         sunk: dict[int, str] = {}
         for call in ctx.calls(*_SINKS):
             watched = call.value("y") if call.op == o.DIVIDE else call.x
+            if call.op == o.POW and _whole_power(ctx, call.value("y"), call.scope):
+                continue  # var ** 2: defined for a negative value
             if watched is not None:
                 for hit in self._reaching(ctx, found, [(watched, call.scope)], alias):
                     sunk.setdefault(hit, call.op)
         for node, scope in ctx.index.binops:
+            if isinstance(node.operator, cst.Power) and _whole_power(ctx, node.right, scope):
+                continue
             if isinstance(node.operator, (cst.Divide, cst.Power)):
                 watched = node.right if isinstance(node.operator, cst.Divide) else node.left
                 for hit in self._reaching(ctx, found, [(watched, scope)], alias):
