@@ -157,7 +157,7 @@ def cancellation(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> Ca
 
 
 # --- the squared distance by expansion ----------------------------------------------------------
-_PRODUCTS = (o.MATMUL, o.DOT, o.TENSORDOT, o.EINSUM)
+PRODUCTS = frozenset({o.MATMUL, o.DOT, o.TENSORDOT, o.EINSUM})  # the cross term x.y
 _TRANSPOSES = ("T", "mT", "H", "mH")  # attributes: the same values, transposed
 
 
@@ -212,7 +212,7 @@ def _product(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope):
         ka, a, _ = _scaled(ctx, b.left, scope, 1)
         kb, bb, _ = _scaled(ctx, b.right, scope, 1)
         return k * ka * kb, [a, bb], scope, None
-    call = is_op(ctx, core, scope, *_PRODUCTS)
+    call = is_op(ctx, core, scope, *PRODUCTS)
     if call is None:
         return None
     if call.op == o.EINSUM:

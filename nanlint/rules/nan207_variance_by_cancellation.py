@@ -17,11 +17,10 @@ from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
 from nanlint.analysis.gates.sites import last_names, words
 from nanlint.rules._gradient_traps import bare, key, spelled_call
-from nanlint.rules._roots import Cancellation, Expansion, cancellation, expansion
+from nanlint.rules._roots import PRODUCTS, Cancellation, Expansion, cancellation, expansion
 
 # the sinks where a negative variance is NaN or a sign flip: roots, logs, divisions, powers
 _SINKS = (o.SQRT, o.RSQRT, o.LOG, o.DIVIDE, o.POW, o.RECIPROCAL)
-_PRODUCTS = frozenset({o.MATMUL, o.DOT, o.TENSORDOT, o.EINSUM})
 _MATMUL_OPERATOR = re.compile(r"[\w)\]][ \t]*@[ \t]*[\w(\[]")  # ``a @ b``, not a decorator
 FLOOR = "1e-12"  # the clamp of a squared distance: sqrt(1e-12) = 1e-6, its gradient finite
 # the most negative |x|^2 + |y|^2 - 2 x.y of x = y, 16 rows of 64 values uniform in [10, 100]
@@ -49,7 +48,7 @@ class VarianceByCancellation(Rule):
     def site(self, tree, text: str, path=None, extra=()) -> bool:
         """A mean (the variance), or a product (the distance: its squared norms are sums or norms)."""
         names = words(text)
-        return not names.isdisjoint(last_names(frozenset({o.MEAN}) | _PRODUCTS)) \
+        return not names.isdisjoint(last_names(frozenset({o.MEAN}) | PRODUCTS)) \
             or _MATMUL_OPERATOR.search(text) is not None
 
     def check(self, ctx: RuleContext) -> None:
