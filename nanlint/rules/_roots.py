@@ -1,6 +1,7 @@
 """Shared detection of issue 24's roots and variances: a variance under a root (NAN202), a
 clamp at 0 of a sum of squared differences under a root (NAN206, and so not NAN110's), and
-the variance by cancellation ``mean(x * x) - mean(x) ** 2`` (NAN207)."""
+the two cancellations of NAN207: the variance ``mean(x * x) - mean(x) ** 2`` and the squared
+distance by expansion ``|x|^2 + |y|^2 - 2 x.y``."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from nanlint.analysis.guards import constant
+from nanlint.analysis.guards import constant, terms
 from nanlint.semantic.context import OpCall
 from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
 from nanlint.semantic.navigation import enclosing, inside, stored, variable_names
+from nanlint.semantic.reach import via_call
 from nanlint.semantic.resolve import Scope
-from nanlint.rules._gradient_traps import binop, follow, is_difference, is_op, key, square_base, sum_of_squares
+from nanlint.rules._gradient_traps import binop, euclidean_norm, follow, is_difference, is_op, key, square_base, sum_of_squares
 
 
 def variance(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> str | None:
@@ -152,3 +154,130 @@ def cancellation(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> Ca
     if first is None or key(ctx, second[0]) != key(ctx, first[0]):
         return None
     return Cancellation(expr, scope, first[0], second[1], first[1])
+
+
+# --- the squared distance by expansion ----------------------------------------------------------
+PRODUCTS = frozenset({o.MATMUL, o.DOT, o.TENSORDOT, o.EINSUM})  # the cross term x.y
+_TRANSPOSES = ("T", "mT", "H", "mH")  # attributes: the same values, transposed
+
+
+@dataclass
+class Expansion:
+    """``|x|^2 + |y|^2 - 2 x.y``: the sum, the two squared norms and the cross term (as
+    written), and the framework of the ops that compute them."""
+
+    node: cst.BaseExpression
+    scope: Scope
+    norms: tuple[cst.BaseExpression, cst.BaseExpression]
+    cross: cst.BaseExpression
+    framework: o.Framework
+
+
+def _flat(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope, depth: int = 2):
+    """The signed terms of a sum, a term that is a name bound to a sum expanded (``d = a + b;
+    d - c``): (sign, term, scope)."""
+    out = []
+    for sign, t in terms(expr, ctx, scope):
+        f, s = follow(ctx, t, scope)
+        if depth > 0 and f is not t and binop(ctx.arithmetic(f, s), cst.Add, cst.Subtract) is not None:
+            out += [(sign * g, tt, ss) for g, tt, ss in _flat(ctx, f, s, depth - 1)]
+        else:
+            out.append((sign, t, scope))
+    return out
+
+
+def _scaled(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope, depth: int = 4):
+    """(constant factor, the rest, its scope) of ``c * e``, ``e * c``, ``-e`` (through names)."""
+    expr, scope = follow(ctx, expr, scope)
+    expr = ctx.arithmetic(expr, scope)
+    if depth > 0 and isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        k, rest, s = _scaled(ctx, expr.expression, scope, depth - 1)
+        return -k, rest, s
+    b = binop(expr, cst.Multiply)
+    if depth > 0 and b is not None:
+        for c, other in ((b.left, b.right), (b.right, b.left)):
+            k = constant(ctx, c, scope)
+            if k is not None:
+                k2, rest, s = _scaled(ctx, other, scope, depth - 1)
+                return k * k2, rest, s
+    return 1.0, expr, scope
+
+
+def _product(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope):
+    """(factor, [a, b], scope, the op call or None) when ``expr`` is ``c * (a @ b)``, ``(c * a) @ b``,
+    ``c * matmul(a, b)``, ``einsum('..', a, b) * c``, ``dot``/``tensordot``."""
+    k, core, scope = _scaled(ctx, expr, scope)
+    b = binop(core, cst.MatrixMultiply)
+    if b is not None:
+        ka, a, _ = _scaled(ctx, b.left, scope, 1)
+        kb, bb, _ = _scaled(ctx, b.right, scope, 1)
+        return k * ka * kb, [a, bb], scope, None
+    call = is_op(ctx, core, scope, *PRODUCTS)
+    if call is None:
+        return None
+    if call.op == o.EINSUM:
+        operands = [a.value for a in call.node.args[1:] if a.keyword is None and not a.star]
+    else:
+        operands = [call.x, call.value("y")]
+    if len(operands) != 2 or None in operands:
+        return None
+    return k, operands, scope, call
+
+
+def _squared_norm(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope):
+    """(base, the sum or norm call) when ``expr`` is, through names, layout ops and indexing
+    (``x2[:, None]``, ``.unsqueeze(1)``, ``.T``), ``sum(square(x), axis)`` or ``norm(x) ** 2``."""
+    expr = _untransposed(expr)
+    for r in ctx.values(expr, scope, shape=True):
+        found = sum_of_squares(ctx, _untransposed(r.expr), r.scope)
+        if found is not None and found[0] is not None and found[1] is not None:
+            return found[1], found[0]
+        inner = square_base(ctx, r.expr, r.scope)
+        norm = is_op(ctx, inner, r.scope, o.NORM) if inner is not None else None
+        if norm is not None and norm.x is not None and euclidean_norm(norm):
+            return norm.x, norm
+    return None
+
+
+def _untransposed(expr: cst.BaseExpression) -> cst.BaseExpression:
+    while isinstance(expr, cst.Attribute) and expr.attr.value in _TRANSPOSES:
+        expr = expr.value
+    return expr
+
+
+def _keys(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> set[str]:
+    """The texts of what ``expr`` is, through names, transposes and layout ops (not through a
+    call or a call site: two parameters bound to alike arguments are not one value)."""
+    expr = _untransposed(expr)
+    return {key(ctx, expr)} | {key(ctx, _untransposed(r.expr)) for r in ctx.values(expr, scope, shape=True)
+                               if not via_call(r)}
+
+
+def expansion(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> Expansion | None:
+    """``|x|^2 + |y|^2 - 2 x.y`` written as such, in any order and through names: two squared
+    norms (``(x ** 2).sum(-1, keepdim=True)``, ``tf.reduce_sum(tf.square(a), 1)``, ``norm(x) ** 2``)
+    and minus twice the product of the same two values (``x @ y.T``, ``matmul(a, b,
+    transpose_b=True)``, ``einsum('bd,nd->bn', x, y)``)."""
+    parts = [(g, t, s) for g, t, s in _flat(ctx, expr, scope)
+             if not (g > 0 and (constant(ctx, t, s) or 0.0) > 0.0)]  # + eps: still cancels
+    if len(parts) != 3:
+        return None
+    for i, (sign, t, s) in enumerate(parts):
+        p = _product(ctx, t, s)
+        if p is None or sign * p[0] != -2.0:
+            continue
+        rest = [q for j, q in enumerate(parts) if j != i]
+        if any(g < 0 for g, _, _ in rest):
+            return None
+        norms = [_squared_norm(ctx, tt, ss) for _, tt, ss in rest]
+        if None in norms:
+            return None
+        bases = [_keys(ctx, b, ss) for (b, _), (_, _, ss) in zip(norms, rest)]  # type: ignore[misc]
+        operands = [_keys(ctx, a, p[2]) for a in p[1]]
+        if not ((bases[0] & operands[0] and bases[1] & operands[1])
+                or (bases[0] & operands[1] and bases[1] & operands[0])):
+            return None
+        calls = [c for c in (p[3], norms[0][1], norms[1][1]) if c is not None]  # type: ignore[index]
+        call = next((c for c in calls if not c.is_method), calls[0])
+        return Expansion(expr, scope, (rest[0][1], rest[1][1]), t, call.framework)
+    return None
