@@ -166,11 +166,12 @@ def test_a_clamped_expansion_and_other_sums_are_silent(source):
     assert _nan207(source, may=True) == []
 
 
-def test_the_site_filter_passes_a_product_and_a_mean_and_skips_a_bare_sum():
+def test_the_site_filter_passes_a_product_and_a_cancellation_and_skips_a_bare_sum_or_mean():
     rule = by_code()["NAN207"]
     for text, wanted in [("import torch\ndef f(x, y):\n    return (x ** 2).sum() - 2 * x @ y\n", True),
                          ("import torch\ndef f(x, y):\n    return torch.mm(x, y).sum()\n", True),
-                         ("import torch\ndef f(x):\n    return x.mean()\n", True),
+                         ("import torch\ndef f(x):\n    return (x ** 2).mean() - x.mean() ** 2\n", True),
+                         ("import torch\ndef f(x):\n    return x.mean()\n", False),
                          ("import torch\n@torch.no_grad()\ndef f(x):\n    return (x ** 2).sum()\n", False)]:
         assert rule.site(ast.parse(text), text) is wanted, text
 
