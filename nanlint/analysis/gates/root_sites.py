@@ -25,7 +25,7 @@ import ast
 from functools import lru_cache
 
 from nanlint.analysis.gates.sites import last_names
-from nanlint.analysis.gates.syntax_sites import Constants, callee, literal
+from nanlint.analysis.gates.syntax_sites import Constants, callee, literal, renames
 from nanlint.analysis.gates.bindings import Bindings
 from nanlint.source.ast_tree import nodes
 from nanlint.vocabulary import frameworks as fw_registry
@@ -68,13 +68,10 @@ def root_site(tree: ast.Module) -> bool:
         elif kind is ast.BinOp:
             if type(n.op) is ast.Pow and literal(n.right) == 0.5:
                 roots.append(n.left)
+        elif renames(n, sinks):
+            return True
         elif kind is ast.alias:
-            if n.asname and n.name.rsplit(".", 1)[-1] in sinks:
-                return True
             std_framework = std_framework or n.name.split(".")[0] in _std_roots()
-        elif kind is ast.Assign:
-            if type(n.value) in (ast.Name, ast.Attribute) and callee(n.value) in sinks:
-                return True
     if std_call and std_framework:
         return True
     if not roots and not normed:
@@ -137,12 +134,8 @@ def norm_division_site(tree: ast.Module, text: str) -> bool:
                 dens.extend([*n.args[1:], *(k.value for k in n.keywords)])
                 if type(n.func) is ast.Attribute:
                     dens.extend(n.args[:1])  # x.div(y)
-        elif kind is ast.alias:
-            if n.asname and n.name.rsplit(".", 1)[-1] in spelled:
-                return True
-        elif kind is ast.Assign:
-            if type(n.value) in (ast.Name, ast.Attribute) and callee(n.value) in spelled:
-                return True
+        elif renames(n, spelled):
+            return True
     if not dens:
         return False
     consts = Constants(tree, text)

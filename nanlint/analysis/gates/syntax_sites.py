@@ -185,12 +185,8 @@ def cancellation_site(tree: ast.Module, squares: frozenset[str], powers: frozens
             if name in squares or name in powers and any(literal(a) == 2 for a in [*n.args, *(k.value for k in n.keywords)]):
                 found += 1
             subtracted = subtracted or name in subtracts
-        elif kind is ast.alias:
-            if n.asname and n.name.rsplit(".", 1)[-1] in spelled:
-                return True
-        elif kind is ast.Assign:
-            if type(n.value) in (ast.Name, ast.Attribute) and callee(n.value) in spelled:
-                return True
+        elif renames(n, spelled):
+            return True
         if subtracted and found >= 2:
             return True
     return False
@@ -199,6 +195,17 @@ def cancellation_site(tree: ast.Module, squares: frozenset[str], powers: frozens
 def callee(func: ast.expr) -> str | None:
     """The name a call is spelled with: ``f`` of ``f(x)`` and of ``m.f(x)``."""
     return func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+
+
+def renames(n: ast.AST, spelled: frozenset[str]) -> bool:
+    """An import alias or an assignment that binds a new name to one of the ``spelled`` ops
+    (``from torch import sqrt as s``, ``s = torch.sqrt``): any call of the file may be one."""
+    kind = type(n)
+    if kind is ast.alias:
+        return bool(n.asname) and n.name.rsplit(".", 1)[-1] in spelled  # type: ignore[attr-defined]
+    if kind is ast.Assign:
+        return type(n.value) in (ast.Name, ast.Attribute) and callee(n.value) in spelled  # type: ignore[attr-defined]
+    return False
 
 
 def literal(node: ast.expr) -> float | None:
