@@ -39,7 +39,7 @@ TO_PYTHON_METHODS = frozenset({"item", "tolist", "numpy"})
 ASSIGN_METHODS = frozenset({"assign", "assign_add", "assign_sub"})
 SHAPE_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "device"})
 # a logged value: a summary op, an experiment tracker, a logger's method (Lightning's self.log_dict;
-# not self.log, which the torch table reads as the log op's method)
+# not a bare .log(...): a method of the user's own class may be a differentiable log)
 SUMMARY_PREFIXES = ("tensorflow.summary.", "tensorflow.compat.v1.summary.", "tensorflow.compat.v2.summary.",
                     "wandb.log", "mlflow.log_metric", "jax.debug.print")
 SUMMARY_METHODS = frozenset({"add_scalar", "add_scalars", "add_histogram", "log_dict", "log_metrics"})
