@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import ast
 
+from nanlint.semantic.modules import SKIP_ROOTS
 from nanlint.source.ast_tree import nodes
 
-_LIBRARIES = frozenset({"torch", "tensorflow", "jax", "numpy", "keras", "flax", "optax", "haiku", "math", "typing",
-                        "collections", "functools", "itertools", "dataclasses", "os", "sys", "__future__", "abc"})
 _ROUNDS = 12  # fixpoint rounds before the answer is "anything"
 _LAST: list = [None, None]  # the last tree, its Bindings
 _BINDS = frozenset({ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension,
@@ -32,10 +31,11 @@ def targets(node: ast.AST) -> set[str]:
 
 
 def project_module(node: ast.ImportFrom | ast.alias) -> bool:
-    """An import of the project's own code (relative, or not a library's)."""
+    """An import of the project's own code (relative, or not a library's: the roots the
+    checks never follow into, :data:`nanlint.semantic.modules.SKIP_ROOTS`)."""
     if type(node) is ast.ImportFrom:
-        return bool(node.level) or (node.module or "").split(".")[0] not in _LIBRARIES
-    return node.name.split(".")[0] not in _LIBRARIES
+        return bool(node.level) or (node.module or "").split(".")[0] not in SKIP_ROOTS
+    return node.name.split(".")[0] not in SKIP_ROOTS
 
 
 def signature(args: ast.arguments) -> tuple[list[str], set[str], str | None, str | None]:
