@@ -86,9 +86,12 @@ def test_sigmoid_rounds_to_one_above_the_stated_limit(fw, dtype):
 
 @pytest.mark.parametrize("fw,dtype", CASES)
 def test_softmax_saturates_above_the_stated_gap(fw, dtype):
+    """Where the gap depends on the CPU's kernels (SOFTMAX_ONE_ON_OTHER_CPUS), the top is 1
+    above the larger of the two measured gaps and below 1 under the smaller."""
     t, dt = limits.SOFTMAX_ONE[fw][dtype], _DT[fw][dtype]
-    assert _softmax_top(fw, t * (1 + MARGIN), dt) == 1.0
-    assert _softmax_top(fw, t * (1 - MARGIN), dt) < 1.0
+    other = limits.SOFTMAX_ONE_ON_OTHER_CPUS.get((fw, dtype), t)
+    assert _softmax_top(fw, max(t, other) * (1 + MARGIN), dt) == 1.0
+    assert _softmax_top(fw, min(t, other) * (1 - MARGIN), dt) < 1.0
 
 
 @pytest.mark.parametrize("fw,dtype", CASES)
@@ -178,11 +181,12 @@ def test_float32_resolution_next_to_one():
 
 
 def test_float32_unit_vector_with_itself_passes_one():
-    """NAN204's example: a normalized float32 vector dotted with itself gives 1.0000002."""
+    """NAN204's example: a normalized float32 vector dotted with itself gives 1.0000002 (the
+    largest value depends on the BLAS kernel: 1.0000002 without AVX-512, 1.0000004 with it)."""
     rng = np.random.default_rng(0)
     vectors = [rng.standard_normal(int(n)).astype(np.float32) for n in rng.integers(2, 600, 20000)]
-    top = max(float(np.dot(u, u)) for u in (v / np.linalg.norm(v) for v in vectors))
-    assert f"{top:.7f}" == limits.FLOAT32_UNIT_SELF_DOT
+    dots = {f"{float(np.dot(u, u)):.7f}" for u in (v / np.linalg.norm(v) for v in vectors)}
+    assert limits.FLOAT32_UNIT_SELF_DOT in dots and max(map(float, dots)) <= 1.0000005
     top = max(float(u @ u) for u in (t / torch.linalg.norm(t) for t in map(torch.from_numpy, vectors[:5000])))
     assert top > 1.0
 

@@ -248,9 +248,21 @@ def _untransposed(expr: cst.BaseExpression) -> cst.BaseExpression:
 def _keys(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> set[str]:
     """The texts of what ``expr`` is, through names, transposes and layout ops (not through a
     call or a call site: two parameters bound to alike arguments are not one value)."""
-    expr = _untransposed(expr)
+    expr = _laid_out(ctx, expr, scope)
     return {key(ctx, expr)} | {key(ctx, _untransposed(r.expr)) for r in ctx.values(expr, scope, shape=True)
                                if not via_call(r)}
+
+
+def _laid_out(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
+    """``expr`` without its transposes and layout calls (``ops.transpose(b)`` -> ``b``): the
+    value they lay out, whatever reaches it (a parameter's call sites are not followed)."""
+    for _ in range(8):
+        expr = _untransposed(expr)
+        call = ctx.op_call(expr, scope)
+        if call is None or call.op != o.SHAPE or call.x is None:
+            break
+        expr = call.x
+    return expr
 
 
 def expansion(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> Expansion | None:
