@@ -65,6 +65,12 @@ MEASURE = {
         "jax": lambda: _jax_grad(jnp.std, CONSTANT),
         "keras": lambda: _keras_grad(keras.ops.std, CONSTANT),
     },
+    # xlogy(x, x) at x = 0 (Keras 3 has no xlogy)
+    o.FACT_XLOGY_GRAD_NAN_AT_ZERO: {
+        "torch": lambda: _torch_grad(lambda x: torch.special.xlogy(x, x).sum(), ZERO),
+        "tensorflow": lambda: _tf_grad(lambda x: tf.reduce_sum(tf.math.xlogy(x, x)), ZERO),
+        "jax": lambda: _jax_grad(lambda x: jax.scipy.special.xlogy(x, x).sum(), ZERO),
+    },
 }
 TABLES = {fw.name: fw for fw in frameworks.frameworks()}
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 # --- elementwise -----------------------------------------------------------
 LOG = "log"
 LOG1P = "log1p"
+XLOGY = "xlogy"  # x * log(y), 0 where x == 0 (0 * log 0 = 0, the entropy convention)
 LOG2 = "log2"  # -inf at 0, like log
 LOG10 = "log10"
 LGAMMA = "lgamma"  # log|Gamma(x)|: a pole at 0 (and the negative integers): inf
@@ -259,3 +260,6 @@ FACT_NORM_GRAD_NAN_AT_ZERO = "norm-grad-nan-at-zero"
 # The gradient of the standard deviation of a constant row (variance 0) is NaN (torch
 # defines it as 0); so is ``std + eps``'s, an epsilon outside the root.
 FACT_STD_GRAD_NAN_AT_CONSTANT = "std-grad-nan-at-constant"
+# The gradient of ``xlogy(x, x)`` at x = 0 is NaN (its ``y`` part is x / y = 0 / 0; TensorFlow
+# gives 0 there): the fix of ``x * log(x)`` repairs the value, not a gradient taken at 0.
+FACT_XLOGY_GRAD_NAN_AT_ZERO = "xlogy-grad-nan-at-zero"

@@ -28,6 +28,7 @@ FUNCTIONS["jax.lax.atanh"] = fn(o.ATANH)
 FUNCTIONS["jax.lax.lgamma"] = fn(o.LGAMMA)
 FUNCTIONS["jax.lax.digamma"] = fn(o.DIGAMMA)
 FUNCTIONS["jax.scipy.special.gammaln"] = fn(o.LGAMMA)
+FUNCTIONS["jax.scipy.special.xlogy"] = fn(o.XLOGY, "x y")
 FUNCTIONS["jax.scipy.special.digamma"] = fn(o.DIGAMMA)
 jnp("exp", fn(o.EXP), lax=True)
 jnp("sqrt", fn(o.SQRT), lax=True)
@@ -159,6 +160,7 @@ FRAMEWORK = Framework(
         o.SQUARE: ("jax.numpy.square",),
         o.EXP: ("jax.numpy.exp",),
         o.LOG: ("jax.numpy.log",),
+        o.XLOGY: ("jax.scipy.special.xlogy",),
         o.LOG1P: ("jax.numpy.log1p",),
         o.CLIP: ("jax.numpy.clip",),
         o.SUM: ("jax.numpy.sum",),
@@ -166,5 +168,6 @@ FRAMEWORK = Framework(
         o.MAXIMUM: ("jax.numpy.maximum",),
     },
     import_aliases={"jax": None, "jax.numpy": "jnp"},
-    facts=frozenset({o.FACT_ZERO_UPSTREAM_SQRT_NAN, o.FACT_NORM_GRAD_NAN_AT_ZERO, o.FACT_STD_GRAD_NAN_AT_CONSTANT}),
+    facts=frozenset({o.FACT_ZERO_UPSTREAM_SQRT_NAN, o.FACT_NORM_GRAD_NAN_AT_ZERO, o.FACT_STD_GRAD_NAN_AT_CONSTANT,
+                     o.FACT_XLOGY_GRAD_NAN_AT_ZERO}),
 )

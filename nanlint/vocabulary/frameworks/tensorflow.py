@@ -25,6 +25,7 @@ def keras_backend(paths: str, f: Fn) -> None:
 unary = "x name"
 tf("math.log log", fn(o.LOG, unary))
 tf("math.log1p log1p", fn(o.LOG1P, unary))
+tf("math.xlogy", fn(o.XLOGY, "x y name"))
 tf("math.exp exp", fn(o.EXP, unary))
 tf("math.sqrt sqrt", fn(o.SQRT, unary))
 tf("math.rsqrt rsqrt", fn(o.RSQRT, unary))
@@ -213,6 +214,7 @@ FRAMEWORK = Framework(
         o.SQUARE: _all_prefixes("math.square", "square"),
         o.EXP: _all_prefixes("math.exp", "exp"),
         o.LOG: _all_prefixes("math.log", "log"),
+        o.XLOGY: _all_prefixes("math.xlogy"),
         o.LOG1P: _all_prefixes("math.log1p") + ("tensorflow.compat.v1.log1p",),  # no tf.log1p in TF2
         o.CLIP: _all_prefixes("clip_by_value"),
         o.SUM: _all_prefixes("math.reduce_sum", "reduce_sum"),

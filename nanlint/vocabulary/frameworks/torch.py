@@ -39,6 +39,7 @@ unary = "input:x"
 torch("log special.log", fn(o.LOG, unary), method="")
 torch("log1p special.log1p", fn(o.LOG1P, unary), method="")
 torch("log2", fn(o.LOG2, unary), method="")
+torch("xlogy special.xlogy", fn(o.XLOGY, "input:x other:y"), method="other:y")
 torch("log10", fn(o.LOG10, unary), method="")
 torch("lgamma special.gammaln", fn(o.LGAMMA, unary), method="")
 torch("digamma special.digamma special.psi", fn(o.DIGAMMA, unary), method="")
@@ -207,6 +208,7 @@ FRAMEWORK = Framework(
         o.SQUARE: ("torch.square",),
         o.EXP: ("torch.exp",),
         o.LOG: ("torch.log",),
+        o.XLOGY: ("torch.special.xlogy", "torch.xlogy"),
         o.LOG1P: ("torch.log1p", "torch.special.log1p"),
         o.CLIP: ("torch.clamp", "torch.clip"),
         o.SUM: ("torch.sum",),
@@ -219,5 +221,5 @@ FRAMEWORK = Framework(
         o.CLIP_BY_GLOBAL_NORM: ("torch.nn.utils.clip_grad_norm_",),
     },
     import_aliases={"torch": None, "torch.nn.functional": "F"},
-    facts=frozenset({o.FACT_ZERO_UPSTREAM_SQRT_NAN}),
+    facts=frozenset({o.FACT_ZERO_UPSTREAM_SQRT_NAN, o.FACT_XLOGY_GRAD_NAN_AT_ZERO}),
 )
