@@ -1,0 +1,123 @@
+"""NAN112 x-log-x: ``x * log(x)`` of a value that holds 0 (fix-history site
+optax-0.1.4-0.1.5-kl-divergence), its evidence tiers, what silences it, its fixes, and its gate."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+import conftest
+from nanlint.analysis.gates.product_sites import xlogx_site
+
+
+def _nan112(src: str, may: bool = False) -> list:
+    return [f for f in conftest.lint(src, ["NAN112"], may=may) if f.code == "NAN112"]
+
+
+def test_a_parameter_or_the_targets_is_strong_evidence():
+    src = """
+        import jax.numpy as jnp
+
+        def kl_divergence(log_predictions, targets):
+            loss = targets * (jnp.log(targets) - log_predictions)
+            return jnp.sum(loss, axis=-1)
+        """
+    [finding] = _nan112(src)
+    assert "0 * -inf = NaN" in finding.message and "xlogy" in finding.message
+    param = """
+        import torch
+
+        def entropy(p):
+            return -(p * torch.log(p)).sum(-1)
+
+        def caller(q):
+            return entropy(torch.tensor([0.5, 0.5]))
+        """
+    [finding] = _nan112(param)  # a caller in the module does not hide the contract
+    assert "a parameter" in finding.message
+
+
+def test_a_computed_factor_is_the_may_tier():
+    src = """
+        import torch
+
+        def entropy_of_counts(h):
+            p = h / h.sum()
+            return -(p * p.log()).sum()
+        """
+    assert _nan112(src) == []
+    [finding] = _nan112(src, may=True)
+    assert finding.may
+
+
+@pytest.mark.parametrize("body", [
+    "n = n + eps\n    return n * torch.log(n)",          # a rebinding with an epsilon
+    "return p * torch.log(p + 1e-8)",                    # not the same factor
+    "return p * torch.log(torch.clamp(p, min=1e-7))",    # guarded
+    "q = torch.softmax(p, -1)\n    return q * torch.log(q)",  # NAN101's (log of a softmax)
+    "return 0.5 * torch.log(torch.tensor(0.5))",         # a literal
+    "values = p * (1.0 - torch.log(p))\n    return torch.where(p == 0, torch.zeros_like(p), values)",
+    "return torch.where(p > 0, p * torch.log(p), 0.0)",   # the value is right (the gradient: NAN201)
+    # torch's own poisson_nll_loss(full=True): the Stirling term is masked where target <= 1
+    "s = (p * torch.log(p) - p + 0.5 * torch.log(2 * torch.pi * p))\n    return s.masked_fill(p <= 1, 0)",
+    "if p > 0:\n        return p * torch.log(p)\n    return p",  # a branch guard
+])
+def test_silent(body):
+    src = f"import torch\n\ndef f(p, eps=1e-7):\n    {body}\n"
+    assert _nan112(src, may=True) == [], body
+
+
+def test_the_fix_is_xlogy_safe_bare_unsafe_distributed():
+    bare = """
+        import tensorflow as tf
+
+        def entropy(probs):
+            return -tf.reduce_sum(probs * tf.math.log(probs), axis=-1)
+        """
+    assert "tf.math.xlogy(probs, probs)" in conftest.fix(bare, unsafe=False, select=["NAN112"])
+    kl = """
+        import torch
+
+        def loss(log_q, t):
+            return (t * (torch.log(t) - log_q) * 2).sum()
+        """
+    assert conftest.fix(kl, unsafe=False, select=["NAN112"]) == textwrap.dedent(kl)
+    fixed = conftest.fix(kl, unsafe=True, select=["NAN112"])
+    assert "((torch.xlogy(t, t) - t * log_q) * 2).sum()" in fixed  # parenthesized under the * 2
+    compile(fixed, "fixed.py", "exec")
+
+
+def test_keras_has_no_xlogy_the_fix_is_display_only():
+    src = """
+        from keras import ops
+
+        def entropy(probs):
+            return -ops.sum(probs * ops.log(probs), axis=-1)
+        """
+    [finding] = _nan112(src)
+    assert finding.fix_applicability == "display-only"
+    assert "gives 0 there" not in finding.message  # the gradient clause names no xlogy Keras lacks
+
+
+def test_the_gradient_clause_follows_the_table_fact():
+    tf_src = "import tensorflow as tf\n\ndef h(p):\n    return p * tf.math.log(p)\n"
+    torch_src = "import torch\n\ndef h(p):\n    return p * torch.log(p)\n"
+    [tf_finding] = _nan112(tf_src)
+    [torch_finding] = _nan112(torch_src)
+    assert "TensorFlow's xlogy gives 0 there" in tf_finding.message
+    assert "stays NaN in PyTorch" in torch_finding.message
+
+
+@pytest.mark.parametrize("src,site", [
+    ("y = p * torch.log(p)", True),
+    ("y = torch.log(p) * p", True),
+    ("y = t * (t.log() - q)", True),
+    ("y = t * (q - L(t))", True),  # a renamed log: any call
+    ("y = p * torch.log(p + 1e-8)", False),
+    ("y = 0.5 * torch.log(0.5)", False),
+    ("y = p * torch.exp(q)", False),
+])
+def test_the_gate_over_approximates_the_check(src, site):
+    assert xlogx_site(ast.parse(src)) is site
