@@ -98,7 +98,7 @@ def test_keras_has_no_xlogy_the_fix_is_display_only():
         """
     [finding] = _nan112(src)
     assert finding.fix_applicability == "display-only"
-    assert "gives 0 there" not in finding.message  # the gradient clause names no xlogy Keras lacks
+    assert "Keras 3 has no xlogy" in finding.message and "xlogy's too" not in finding.message
 
 
 def test_the_gradient_clause_follows_the_table_fact():

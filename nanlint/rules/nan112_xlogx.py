@@ -21,8 +21,10 @@ from nanlint.vocabulary import ops as o
 MESSAGE = ("{x} * log({arg}) of {why}: where {arg} is 0 it is 0 * -inf = NaN, not the 0 that the entropy "
            "convention (0 log 0 = 0) means; use xlogy({arg}, {arg}), which is 0 there")
 # the derivative log(x) + 1 is -inf at 0 in any form; what xlogy's gradient gives there is a table fact
-GRADIENT = {True: " (its gradient at 0 stays NaN in {fw}, xlogy's too: if {x} is differentiated, keep it from 0)",
-            False: " (if {x} is differentiated, its derivative log({x}) + 1 is -inf at 0; {fw}'s xlogy gives 0 there)"}
+GRADIENT = {"nan": " (its gradient at 0 stays NaN in {fw}, xlogy's too: if {x} is differentiated, keep it from 0)",
+            "zero": " (if {x} is differentiated, its derivative log({x}) + 1 is -inf at 0; {fw}'s xlogy gives 0 there)",
+            "none": " ({fw} has no xlogy: where({x} > 0, {x} * log(where({x} > 0, {x}, 1)), 0) keeps the value and "
+                    "the gradient finite)"}
 
 
 class XLogX(Rule):
@@ -56,9 +58,10 @@ class XLogX(Rule):
             text = ctx.code(x).strip()
             factor = text if isinstance(x, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)) or x.lpar \
                 else f"({text})"
-            nan = o.FACT_XLOGY_GRAD_NAN_AT_ZERO in log.framework.facts or o.XLOGY not in log.framework.targets
+            grad = "none" if o.XLOGY not in log.framework.targets else \
+                "nan" if o.FACT_XLOGY_GRAD_NAN_AT_ZERO in log.framework.facts else "zero"
             message = (MESSAGE.format(x=factor, arg=text, why=why)
-                       + GRADIENT[nan].format(x=text, fw=log.framework.display))
+                       + GRADIENT[grad].format(x=text, fw=log.framework.display))
             ctx.report(product, message, _fix(ctx, log, x, product, side), may=not strong)
 
 
