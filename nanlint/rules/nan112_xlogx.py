@@ -87,16 +87,12 @@ def _evidence(ctx: RuleContext, x: cst.BaseExpression, scope: Scope) -> tuple[st
     if label is not None:
         return f"`{label}`, data that holds exact zeros (one-hot, sparse)", True
     base = x
-    while isinstance(base, (cst.Attribute, cst.Subscript)) and not _is_self(base):
+    while isinstance(base, (cst.Attribute, cst.Subscript)):
         base = base.value
     if isinstance(base, cst.Name) and base.value not in ("self", "cls"):
         if _parameter(ctx, base, scope):  # whatever its callers here pass: the contract admits 0
             return f"`{ctx.code(x).strip()}`, a parameter (a distribution passed in, whose zeros are the caller's)", True
     return "a value not shown to be positive (may: nothing here shows it holds 0)", False
-
-
-def _is_self(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
 
 
 def _parameter(ctx: RuleContext, name: cst.Name, scope: Scope) -> bool:
@@ -112,11 +108,11 @@ def _where_handled(ctx: RuleContext, product: cst.CSTNode, x: cst.BaseExpression
     holding it is assigned to (``s = x * log(x) - x; s.masked_fill(x <= 1, 0)``): the value is
     right (a NaN gradient there is NAN201's)."""
     names = {key(ctx, product)}
-    child, parent = product, ctx.parent(product)
+    parent = ctx.parent(product)
     while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Call, cst.Arg, cst.Attribute)):
         if isinstance(parent, cst.Call) and ctx.op_of(parent, scope, o.WHERE, o.MASKED_FILL) is not None:
             return _tests(ctx, parent, x, scope)
-        child, parent = parent, ctx.parent(parent)
+        parent = ctx.parent(parent)
     if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
         names.add(key(ctx, parent.targets[0].target))
     for call in ctx.calls(o.WHERE, o.MASKED_FILL, o.MASKED_FILL_INPLACE):
