@@ -61,7 +61,7 @@ def test_autocast_without_a_dtype_is_the_may_tier():
      "torch.where(m, s, -torch.finfo(s.dtype).max)"),
     (TORCH + "def f(s, m):\n    return torch.softmax(s.masked_fill(~m, -1e10), -1)\n", "-1e10",
      "s.masked_fill(~m, -torch.finfo(s.dtype).max)"),
-    (TF + "def f(s, m):\n    return tf.nn.softmax(s + (1.0 - m) * -1e9)\n", "-1e9", "(1.0 - m) * s.dtype.min"),
+    (TF + "def f(s, m):\n    return tf.nn.softmax(s + (1.0 - m) * -1e9)\n", "-1e9", "(1.0 - m) * (s.dtype.min / 2)"),
     (JAX + "def f(s, m):\n    return jax.nn.softmax(jnp.where(m, s, -1e30))\n", "-1e30",
      "jnp.where(m, s, jnp.finfo(s.dtype).min)"),
 ])
@@ -112,3 +112,69 @@ def test_a_cast_in_another_function_is_the_may_tier_and_in_the_same_function_str
     assert f.may and "in another function" in f.message
     same = TORCH_PLAIN + "def f(p):\n    p = p.half()\n    return torch.log(p + 1e-8)\n"
     assert [g.may for g in found(same)] == [False]
+
+
+# --- float16's lowest value added as a mask (Keras 2.12's Softmax; fix-history site) -------------------------
+PLAIN_TF = "import tensorflow as tf\n\n"
+HELPER = ("def large_negative(dtype):\n    if dtype == tf.float16:\n        return tf.float16.min\n    return -1e9\n\n\n"
+          "def f(s, m):\n    adder = (1.0 - tf.cast(m, s.dtype)) * large_negative(s.dtype)\n    s += adder\n"
+          "    return tf.nn.softmax(s)\n")
+
+
+@pytest.mark.parametrize("src,shown", [
+    (PLAIN_TF + HELPER, "tf.float16.min"),
+    (PLAIN_TF + "def f(s, m):\n    return tf.nn.softmax(s + (1.0 - m) * tf.float16.min)\n", "tf.float16.min"),
+    (TORCH_PLAIN + "def f(s, m):\n    return F.softmax(s + (1 - m) * torch.finfo(torch.float16).min, -1)\n",
+     "torch.finfo(torch.float16).min"),
+    ("import jax\nimport jax.numpy as jnp\n\ndef f(s, m):\n"
+     "    return jax.nn.softmax(s + (1 - m) * -jnp.finfo(jnp.float16).max)\n", "-jnp.finfo(jnp.float16).max"),
+    (TORCH_PLAIN + "def f(s, m):\n    s = s + (1 - m) * -65504.0\n    return s.softmax(-1)\n", "-65504.0"),
+])
+def test_float16_lowest_value_added_as_a_mask_is_its_own_evidence(src, shown):
+    """No other float16 evidence in the file: the constant is float16's, and the message names it."""
+    (f,) = found(src)
+    assert not f.may and f"`{shown}` is float16's lowest value" in f.message and "of -16 or below" in f.message
+    fixed = fix(src, select=["NAN506"])
+    assert f"{shown} / 2" in fixed and found(fixed) == []
+
+
+@pytest.mark.parametrize("src", [
+    PLAIN_TF + HELPER.replace("return tf.float16.min", "return tf.float16.min / 2"),  # Keras 2.13's fix
+    PLAIN_TF + "def f(s, m):\n    return tf.nn.softmax(tf.where(m > 0, s, tf.float16.min))\n",  # written in place
+    PLAIN_TF + "def f(s, m):\n    return tf.nn.softmax(s + (1.0 - m) * tf.float32.min)\n",  # float32: no overflow
+    PLAIN_TF + "def f(s, m):\n    return s + (1.0 - m) * tf.float16.min\n",  # reaches no softmax
+])
+def test_float16_lowest_value_silent(src):
+    assert found(src, may=True) == []
+
+
+def test_additive_fills_are_fixed_to_half_the_dtype_minimum():
+    src = TF + "def f(s, m):\n    return tf.nn.softmax(s + (1.0 - m) * -1e9)\n"
+    fixed = fix(src, select=["NAN506"])
+    assert "(1.0 - m) * (s.dtype.min / 2)" in fixed and found(fixed) == []
+
+
+def test_float16_lowest_value_plus_a_score_overflows_and_half_does_not():
+    """The message's threshold, measured: float16's lowest value plus a score of -16 or below is -inf in
+    torch, TensorFlow and JAX float16, so a fully masked row of such scores is NaN; half of it
+    (the fix) keeps the row finite and uniform, and -16 itself still rounds to -65504."""
+    torch = pytest.importorskip("torch")
+    tf = pytest.importorskip("tensorflow")
+    jnp = pytest.importorskip("jax.numpy")
+    import jax
+
+    for score in (-17.0, -20.0, -1000.0):
+        s = torch.full((1, 3), score, dtype=torch.float16)
+        assert torch.isinf(s + torch.finfo(torch.float16).min).all()
+        assert torch.isnan(torch.softmax(s + torch.finfo(torch.float16).min, -1)).all()
+        assert torch.allclose(torch.softmax(s + torch.finfo(torch.float16).min / 2, -1).float(), torch.full((1, 3), 1 / 3), atol=1e-3)
+        t = tf.fill((1, 3), tf.constant(score, tf.float16))
+        assert bool(tf.reduce_all(tf.math.is_nan(tf.nn.softmax(t + tf.float16.min))))
+        assert bool(tf.reduce_all(tf.math.is_finite(tf.nn.softmax(t + tf.float16.min / 2))))
+        j = jnp.full((1, 3), score, dtype=jnp.float16)
+        assert bool(jnp.isnan(jax.nn.softmax(j + jnp.finfo(jnp.float16).min)).all())
+        assert bool(jnp.isfinite(jax.nn.softmax(j + jnp.finfo(jnp.float16).min / 2)).all())
+    low = torch.finfo(torch.float16).min
+    assert (torch.tensor(-15.99, dtype=torch.float16) + low).item() == -limits.FLOAT16_MAX
+    assert (torch.tensor(-16.0, dtype=torch.float16) + low).item() == float("-inf")
+    assert (torch.tensor(-32752.0, dtype=torch.float16) + low / 2).item() == -limits.FLOAT16_MAX

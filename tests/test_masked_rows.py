@@ -155,7 +155,7 @@ def test_may_tier(src):
     ("import torch.nn.functional as F\nfrom torch import finfo\n\ndef f(s, m):\n    pair = m[:, None] & m[None, :]\n"
      "    return F.softmax(s.masked_fill(~pair, -float('inf')), -1)\n", "-float('inf')", "-finfo(s.dtype).max"),
     (TORCH + "def f(s, mask):\n    return F.softmax(s + (1 - mask) * float('-inf'), dim=-1)\n",
-     "float('-inf')", "-torch.finfo(s.dtype).max"),
+     "float('-inf')", "(-torch.finfo(s.dtype).max / 2)"),
     (TF + "def f(s, q, k):\n    pair = tf.logical_and(q[:, :, None], k[:, None, :])\n"
      "    return tf.nn.softmax(tf.where(pair, s, -np.inf))\n", "-np.inf", "s.dtype.min"),
     (JAX + "def f(s, m):\n    pair = m[:, None] & m[None, :]\n    return jax.nn.softmax(jnp.where(pair, s, -jnp.inf))\n",

@@ -122,6 +122,22 @@ def fills(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope, is_fi
                         out += fills(ctx, one, r.scope, is_fill, other, depth - 1)
     if isinstance(expr, cst.Name):
         out += _in_place(ctx, expr, scope, is_fill)
+        out += _added_in_place(ctx, expr, scope, is_fill, depth)
+    return out
+
+
+def _added_in_place(ctx: RuleContext, use: cst.Name, scope: Scope, is_fill, depth: int) -> list[Fill]:
+    """``s += adder`` reaching the use of ``s``: the fills of ``adder`` (a Keras ``inputs += adder``).
+    The value flow keeps an augmented assignment's name unresolved; its added value is read here."""
+    reaching = ctx.reaching(use, scope)
+    if reaching is None:
+        return []
+    out: list[Fill] = []
+    for b in reaching[0]:
+        node = b.node
+        if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign) \
+                and isinstance(node.target, cst.Name) and node.target.value == use.value:
+            out += fills(ctx, node.value, b.scope or scope, is_fill, use, depth - 1)
     return out
 
 
@@ -298,8 +314,10 @@ def _short(text: str) -> str:
 
 def finite_fill(ctx: RuleContext, fill: Fill, framework) -> tuple[cst.BaseExpression, list] | None:
     """The fill's replacement: ``-torch.finfo(s.dtype).max``, ``s.dtype.min`` (TensorFlow),
-    ``jnp.finfo(s.dtype).min``; None where the scores are not a name to take the dtype of
-    (or the framework, Keras 3, has no finfo)."""
+    ``jnp.finfo(s.dtype).min``, and half of it for an additive fill (``s + (1 - m) * fill``:
+    a score of -16 or below plus float16's lowest value overflows to -inf, and a fully masked row
+    of those is NaN again; half survives any score above -32768); None where the scores are
+    not a name to take the dtype of (or the framework, Keras 3, has no finfo)."""
     src = fill.scores
     if framework is None or src is None or not isinstance(src, (cst.Name, cst.Attribute, cst.Subscript)):
         return None
@@ -316,6 +334,8 @@ def finite_fill(ctx: RuleContext, fill: Fill, framework) -> tuple[cst.BaseExpres
             f"{ctx.code(func)}({text}.dtype).min"
     else:
         return None
+    if fill.additive:  # in parentheses inside an operation: ``(1 - m) * (fill / 2)``
+        new = f"({new} / 2)" if isinstance(ctx.parent(fill.node), (cst.BinaryOperation, cst.UnaryOperation)) else f"{new} / 2"
     try:
         return code(new), imports
     except cst.ParserSyntaxError:  # pragma: no cover - the parts come from parsed code

@@ -46,7 +46,8 @@ class MaskedRowSoftmax(Rule):
                 if fill.additive:
                     ctx.report(fill.site, f"scores plus `{ctx.short(fill.mask)}` * -inf reach {where}: the 0/1 "
                                "mask times -inf is 0 * -inf = NaN at every kept position, and a fully masked row is "
-                               "all -inf (NaN too); fill with the dtype's most negative finite value", fix)
+                               "all -inf (NaN too); fill with half the dtype's most negative finite value (a score plus "
+                               "the whole of it can overflow to -inf again)", fix)
                     continue
                 how = f"plus `{ctx.short(fill.node)}` (-inf where the mask is 0)" if fill.log else \
                     f"filled with -inf where `{ctx.short(fill.mask)}` says"
@@ -86,8 +87,8 @@ class MaskedRowSoftmax(Rule):
 
     @staticmethod
     def make_fix(ctx: RuleContext, fill: Fill, default) -> fixes.Fix:
-        message = ("Fill with the dtype's most negative finite value (finfo(dtype).min): a fully masked "
-                   "row gives a uniform softmax instead of NaN")
+        message = ("Fill with the dtype's most negative finite value (finfo(dtype).min; half of it added "
+                   "as a mask): a fully masked row gives a uniform softmax instead of NaN")
         made = None if fill.log else finite_fill(ctx, fill, fill.framework or default)
         if made is None:
             return fixes.Fix(fixes.DISPLAY_ONLY, message)

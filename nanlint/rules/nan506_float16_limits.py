@@ -1,7 +1,8 @@
 """NAN506 float16-limits: in code that shows float16 compute, an epsilon that is 0 in
 float16 (``log(p + 1e-8)``, ``clamp(min=1e-20)`` before a division, ``normalize(eps=1e-12)``)
 and a mask fill beyond float16's range (``where(m, s, -1e9)``, ``s + (1 - m) * -1e9``),
-which is -inf there."""
+which is -inf there; and float16's own lowest value added as a mask (``s + (1 - m) *
+tf.float16.min``), which overflows to -inf with any score of -16 or below."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from nanlint.fix import fixes
 from nanlint.source.ast_tree import by_type
 from nanlint.analysis.gates.sites import SLASH
 from nanlint.vocabulary import ops as o
-from nanlint.vocabulary.limits import FLOAT16_OVERFLOW, FLOAT16_ZERO
+from nanlint.vocabulary.limits import FLOAT16_MAX, FLOAT16_OVERFLOW, FLOAT16_ZERO
 from nanlint.rules.context import RuleContext
 from nanlint.semantic.literals import number
 from nanlint.semantic.resolve import Scope
@@ -81,12 +82,45 @@ def _big_negative(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scop
     return found is not None and found[1] <= -FLOAT16_OVERFLOW
 
 
+def _lowest_here(ctx: RuleContext, evidence: Float16Evidence, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """``expr`` is float16's most negative finite value as written: ``tf.float16.min``,
+    ``finfo(float16).min`` (torch, JAX, NumPy), ``-finfo(float16).max``, ``-65504``."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = expr.expression
+        if isinstance(inner, cst.Attribute) and inner.attr.value == "max" and _finfo16(evidence, inner.value, scope):
+            return True
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "min":
+        return evidence.is_float16(expr.value, scope) or _finfo16(evidence, expr.value, scope)
+    return number(expr) == -FLOAT16_MAX
+
+
+def _finfo16(evidence: Float16Evidence, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """``finfo(float16)`` (any framework's, NumPy's: the call's last name and its dtype)."""
+    if not (isinstance(expr, cst.Call) and len(expr.args) == 1):
+        return False
+    func = expr.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+    return name == "finfo" and evidence.is_float16(expr.args[0].value, scope)
+
+
+def _lowest(ctx: RuleContext, evidence: Float16Evidence, expr: cst.BaseExpression | None,
+            scope: Scope) -> cst.BaseExpression | None:
+    """Where ``expr`` is float16's lowest value (through names and this module's functions'
+    returns, ``return tf.float16.min`` in a helper): that expression, which a fix halves."""
+    if expr is None:
+        return None
+    for r in ctx.values(expr, scope)[:4]:
+        if (r.ctx is None or r.ctx is ctx) and _lowest_here(ctx, evidence, r.expr, r.scope):
+            return r.expr
+    return None
+
+
 class Float16Limits(Rule):
     code = "NAN506"
     name = "float16-limits"
     summary = "a constant float16 cannot hold: an epsilon that is 0, a mask fill that is -inf"
     fix = fixes.UNSAFE
-    needs = ("float16", ".half", "autocast", "GradScaler")  # ``.half()``, ``torch.half``; not "half" in prose
+    needs = ("float16", ".half", "autocast", "GradScaler", "65504")  # ``.half()``, ``torch.half``; not "half" in prose
 
     def site(self, tree, text: str, path=None, extra=()) -> bool:
         """Float16 compute shown by a call, and a number float16 cannot hold (:func:`_site`)."""
@@ -124,6 +158,11 @@ class Float16Limits(Rule):
                 if why is not None and id(fill.site) not in seen:
                     seen.add(id(fill.site))
                     self.fill(ctx, fill, f"the {call.op} on line {ctx.file_line(call.node)}", call.framework, why, may)
+            for fill in fills(ctx, scores, call.scope, lambda c, e, s: _lowest(c, evidence, e, s) is not None):
+                lowest = _lowest(ctx, evidence, fill.node, fill.scope)
+                if fill.additive and lowest is not None and id(lowest) not in seen:
+                    seen.add(id(lowest))
+                    self.lowest(ctx, fill, lowest, f"the {call.op} on line {ctx.file_line(call.node)}")
 
     @staticmethod
     def epsilon(ctx: RuleContext, eps: cst.BaseExpression, what: str, result: str, why: str, may: bool) -> None:
@@ -140,14 +179,33 @@ class Float16Limits(Rule):
         how = f"`{ctx.code(fill.node)}` times the mask" if fill.additive else f"the fill `{ctx.code(fill.node)}`"
         message = (f"{how} reaches {where} and is beyond float16's range (|v| >= 65520 rounds to inf; the largest "
                    f"float16 is 65504), and this file computes in float16 ({why}): it is -inf there, a fully masked "
-                   "row is NaN (torch's masked_fill raises instead); fill with the dtype's most negative finite value")
+                   "row is NaN (torch's masked_fill raises instead); fill with the dtype's most negative finite value "
+                   f"({'half of it, as it is added: the sum of a score and the whole of it overflows' if fill.additive else 'finfo(dtype).min'})")
         message = message if not may else message.replace("this file computes in float16",
                                                           "weak evidence: this file may compute in float16")
         made = finite_fill(ctx, fill, fill.framework or framework)
-        text = "Fill with the dtype's most negative finite value (finfo(dtype).min), which float16 holds"
+        text = ("Fill with half the dtype's most negative finite value (finfo(dtype).min / 2), added without overflow"
+                if fill.additive else "Fill with the dtype's most negative finite value (finfo(dtype).min), which float16 holds")
         fix = fixes.Fix(fixes.DISPLAY_ONLY, text) if made is None else \
             fixes.Fix(fixes.UNSAFE, text, [(fill.node, made[0])], made[1])
         ctx.report(fill.site, message, fix, may=may)
+
+
+    @staticmethod
+    def lowest(ctx: RuleContext, fill: Fill, lowest: cst.BaseExpression, where: str) -> None:
+        """``s + (1 - m) * tf.float16.min``: the sum overflows past -65520 (float16 rounds it to
+        -inf) at every masked score of -16 or below, and a fully masked row of those is all -inf."""
+        shown = ctx.code(lowest)
+        via = "" if lowest is fill.node else f" (returned to line {ctx.file_line(fill.node)})"
+        message = (f"`{shown}` is float16's lowest value, and it is added to the scores as a mask{via} that reach "
+                   f"{where}: a masked score of -16 or below makes the sum overflow to -inf (-65504 - 16 = -65520, which "
+                   "float16 rounds to -inf), so a fully masked row of such scores is all -inf and its softmax NaN; add half of it, "
+                   f"`{shown} / 2`, as Keras does, or replace the masked scores (where) instead of adding")
+        inside = isinstance(ctx.parent(lowest), (cst.BinaryOperation, cst.UnaryOperation))
+        halved = cst.BinaryOperation(lowest, cst.Divide(), cst.Integer("2"),
+                                     **({"lpar": [cst.LeftParen()], "rpar": [cst.RightParen()]} if inside else {}))
+        fix = fixes.Fix(fixes.UNSAFE, f"Add half of float16's lowest value ({shown} / 2)", [(lowest, halved)])
+        ctx.report(lowest, message, fix)
 
 
 _FLOAT16 = frozenset({"float16", "half"})  # a dtype's last name (Float16Evidence.is_float16)
@@ -158,7 +216,8 @@ _TREE_MAPS = frozenset({"tree_map", "map"})  # a pytree cast: float16 anywhere i
 
 def _site(tree: ast.AST) -> bool:
     """From the tree's nodes by type: float16 evidence as :class:`Float16Evidence` reads it and a number float16
-    cannot hold, both in the file (a large file's skeleton: assumed).  Evidence is a call:
+    cannot hold, both in the file (a large file's skeleton: assumed); or float16's lowest value as
+    written (``tf.float16.min``, a ``finfo(...)``'s ``min`` or ``max``, 65504), its own evidence.  Evidence is a call:
     ``.half()``, a float16 dtype or string among its arguments (``dtype=torch.float16``,
     ``x.to(torch.half)``, ``set_floatx("float16")``, a ``"mixed_float16"`` policy; a name
     an import or an assignment binds to one counts), float16 anywhere in a ``tree_map``'s
@@ -168,6 +227,10 @@ def _site(tree: ast.AST) -> bool:
     if hasattr(tree, "firsts"):
         return True
     index = by_type(tree)
+    if any(n.attr in ("min", "max") and (type(n.value) is ast.Attribute and n.value.attr in _FLOAT16 or type(n.value) is ast.Call)
+           for n in index.get(ast.Attribute, ())) or \
+            any(n.value == FLOAT16_MAX and type(n.value) in (int, float) for n in index.get(ast.Constant, ())):
+        return True  # float16's lowest value as written (``tf.float16.min``, ``finfo(x).min``, 65504): its own evidence
     if not any(type(v) in (int, float) and 0 < v <= FLOAT16_ZERO for v in (n.value for n in index.get(ast.Constant, ()))) \
             and not any(type(n.op) is ast.USub and type(n.operand) is ast.Constant and type(n.operand.value) in (int, float)
                         and n.operand.value >= FLOAT16_OVERFLOW for n in index.get(ast.UnaryOp, ())):
