@@ -121,3 +121,12 @@ def test_the_gradient_clause_follows_the_table_fact():
 ])
 def test_the_gate_over_approximates_the_check(src, site):
     assert xlogx_site(ast.parse(src)) is site
+
+
+@pytest.mark.parametrize("cond", ["step > 0", "np_mask", "tp.sum() > 0"])
+def test_a_where_whose_condition_does_not_read_the_factor_does_not_handle_it(cond):
+    """The condition is compared as expressions: ``step > 0`` contains the letter ``p`` but does not test ``p``."""
+    src = f"import torch\n\ndef f(p, step, np_mask, tp):\n    return torch.where({cond}, p * torch.log(p), 0.0).sum()\n"
+    assert [f.code for f in _nan112(src)] == ["NAN112"]
+    handled = "import torch\n\ndef f(p, step):\n    return torch.where((p > 0) & (step > 0), p * torch.log(p), 0.0).sum()\n"
+    assert _nan112(handled, may=True) == []

@@ -123,9 +123,25 @@ def _where_handled(ctx: RuleContext, product: cst.CSTNode, x: cst.BaseExpression
 
 
 def _tests(ctx: RuleContext, where: cst.Call, x: cst.BaseExpression, scope: Scope) -> bool:
+    """Whether the where's condition reads ``x`` itself: one of its sub-expressions is ``x``
+    (``p > 0``, ``p == 0``, ``isclose(p, 0)``), compared as expressions, not as text (``step > 0``
+    does not test ``p``)."""
     call = ctx.op_call(where, scope)
     cond = call.value("cond") if call is not None else None
-    return cond is not None and (key(ctx, x) or "") in (key(ctx, cond) or "")
+    wanted = key(ctx, x)
+    if cond is None or wanted is None:
+        return False
+    found = False
+
+    class _Parts(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            nonlocal found
+            if not found and isinstance(node, cst.BaseExpression) and key(ctx, node) == wanted:
+                found = True
+            return not found
+
+    cond.visit(_Parts())
+    return found
 
 
 def _fix(ctx: RuleContext, log: OpCall, x: cst.BaseExpression, product: cst.BinaryOperation,
