@@ -514,3 +514,61 @@ def test_the_cancellation_is_negative_in_float32_as_the_message_says():
             return torch.rsqrt(var + 1e-5)
     """)
     assert "measured -24 for x = 1e4 + 0.01 * noise, true 8e-5" in f.message
+
+
+# --- NAN202: an epsilon added after the root of a sum of squares (LPIPS's normalize_tensor) ----------
+EPS_AFTER = """\
+import {imp}
+
+class Normalize(Base):
+    def forward(self, feat, eps=1e-10):
+        {body}
+"""
+
+
+@pytest.mark.parametrize("imp,body", [
+    ("torch", "norm = torch.sqrt(torch.sum(feat ** 2, dim=1, keepdim=True))\n        return feat / (norm + eps)"),
+    ("torch", "return feat / (feat ** 2).sum(-1, keepdim=True).sqrt().clamp_min(1e-6)"),
+    ("torch", "return feat / torch.clamp(torch.sqrt((feat * feat).sum(-1)), min=1e-6)"),
+    ("jax.numpy as jnp", "return feat / (jnp.sqrt(jnp.sum(feat * feat, axis=-1, keepdims=True)) + 1e-8)"),
+])
+def test_an_epsilon_after_the_root_is_the_evidence_it_reaches_zero(imp, body):
+    src = EPS_AFTER.format(imp=imp, body=body).replace("Base", "torch.nn.Module" if imp == "torch" else "object")
+    found = [f for f in lint(src, may=True) if f.code == "NAN202"]
+    assert len(found) == 1 and "added after the root" in found[0].message, [f.message for f in found]
+    assert found[0].may == (imp != "torch")  # a Module's forward shows the gradient; a plain class does not
+    fixed = fix(src, select=["NAN202"], unsafe=True, may=True)
+    assert "1e-12" in fixed and [f for f in lint(fixed, may=True) if f.code == "NAN202"] == []
+
+
+@pytest.mark.parametrize("src", [
+    # TensorFlow passes a 0 upstream gradient through sqrt as 0: the epsilon does its job there
+    "import tensorflow as tf\n\ndef f(x):\n    return x / (tf.sqrt(tf.reduce_sum(tf.square(x), -1)) + 1e-8)\n",
+    # the epsilon under the root already
+    "import torch\n\ndef f(x):\n    return x / torch.sqrt(torch.sum(x ** 2, -1) + 1e-10)\n",
+    # a negative or zero "floor" is no epsilon
+    "import torch\n\ndef f(x):\n    return x / (torch.sqrt(torch.sum(x ** 2, -1)) - 1.0)\n",
+])
+def test_eps_after_the_root_silent(src):
+    assert [f for f in lint(src, may=True) if f.code == "NAN202"] == []
+
+
+def test_eps_after_the_root_gradient_measured():
+    """The message's claim: the normalization's gradient at the zero vector is NaN in torch and
+    JAX whatever epsilon follows the root, finite (1 / eps) in TensorFlow; with the epsilon under
+    the root (the fix) it is finite everywhere."""
+    torch = pytest.importorskip("torch")
+    jax = pytest.importorskip("jax")
+    tf = pytest.importorskip("tensorflow")
+    jnp = jax.numpy
+    x = torch.zeros(3, requires_grad=True)
+    (x / (torch.sqrt((x ** 2).sum()) + 1e-8)).sum().backward()
+    assert torch.isnan(x.grad).all()
+    x = torch.zeros(3, requires_grad=True)
+    (x / (torch.sqrt((x ** 2).sum() + 1e-12) + 1e-8)).sum().backward()
+    assert torch.isfinite(x.grad).all()
+    assert bool(jnp.isnan(jax.grad(lambda v: (v / (jnp.sqrt(jnp.sum(v * v)) + 1e-8)).sum())(jnp.zeros(3))).all())
+    v = tf.Variable(tf.zeros(3))
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(v / (tf.sqrt(tf.reduce_sum(tf.square(v))) + 1e-8))
+    assert np.isfinite(tape.gradient(y, v).numpy()).all()

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from nanlint.analysis.guards import constant, terms
+from nanlint.analysis.guards import constant, default_value, terms
 from nanlint.semantic.context import OpCall
 from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
@@ -88,6 +88,61 @@ def _denominator_of_deviation(ctx: RuleContext, node: cst.BaseExpression, scope:
     parent = ctx.parent(value)
     return isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Divide) \
         and parent.right is value and deviation(ctx, parent.left, scope)
+
+
+def epsilon_after_root(ctx: RuleContext, root: cst.BaseExpression, scope: Scope) -> cst.BaseExpression | None:
+    """The positive constant the code adds to a root's result, or floors it with, where it
+    uses it (``sqrt(s) + eps``, ``maximum(sqrt(s), eps)``, ``clamp(norm, min=eps)``; directly or
+    at a read of the local name it is assigned to): the author's own word that the root
+    reaches 0, where its gradient is inf whatever is added after it. None when there is none."""
+    found = _floor_of(ctx, root, scope)
+    if found is not None:
+        return found
+    parent = ctx.parent(root)
+    if not (isinstance(parent, cst.Assign) and parent.value is root and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, cst.Name)):
+        return None
+    fdef = enclosing(ctx, parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+    if not isinstance(fdef, cst.FunctionDef):
+        return None
+    name = parent.targets[0].target.value
+    for n in variable_names(ctx).get(name, ()):
+        if not stored(ctx, n) and inside(ctx, n, fdef.body):
+            found = _floor_of(ctx, n, scope)
+            if found is not None:
+                return found
+    return None
+
+
+def _positive(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope) -> bool:
+    value = constant(ctx, expr, scope)
+    if value is None:
+        value = default_value(ctx, expr, scope)
+    return value is not None and value > 0.0
+
+
+def _floor_of(ctx: RuleContext, node: cst.BaseExpression, scope: Scope) -> cst.BaseExpression | None:
+    """The positive constant in ``node + eps`` or ``maximum(node, eps)`` / ``clamp(node, min=eps)``."""
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add):
+        other = parent.right if parent.left is node else parent.left
+        return other if _positive(ctx, other, scope) else None
+    if isinstance(parent, cst.Attribute) and parent.value is node:  # n.clamp(min=eps): the receiver
+        holder = ctx.parent(parent)
+        call = ctx.op_call(holder, scope) if isinstance(holder, cst.Call) and holder.func is parent else None
+    else:
+        arg = parent if isinstance(parent, cst.Arg) else None
+        holder = ctx.parent(arg) if arg is not None else None
+        call = ctx.op_call(holder, scope) if isinstance(holder, cst.Call) else None
+    if call is None or call.x is not node:
+        if call is not None and call.op == o.MAXIMUM and call.value("y") is node and _positive(ctx, call.value("x"), scope):
+            return call.value("x")
+        return None
+    if call.op == o.CLIP and _positive(ctx, call.value("lo"), scope):
+        return call.value("lo")
+    if call.op == o.MAXIMUM and _positive(ctx, call.value("y"), scope):
+        return call.value("y")
+    return None
 
 
 def clamped_distance(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> str | None:

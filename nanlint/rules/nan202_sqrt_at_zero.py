@@ -23,7 +23,7 @@ from nanlint.rules._gradient_traps import (
     sum_of_squares,
 )
 from nanlint.rules._gradient_traps import EPS_SQ, add_eps, follow, report_in_gradient
-from nanlint.rules._roots import variance, zero_upstream
+from nanlint.rules._roots import epsilon_after_root, variance, zero_upstream
 from nanlint.semantic.reach import origin_note
 from nanlint.analysis.gates.sites import POW_HALF
 from nanlint.analysis.gates.root_sites import root_site
@@ -64,7 +64,13 @@ class SqrtAtZero(Rule):
                 continue
             why = self.zero_because(ctx, inner, inner_scope, squares, base)
             if why is None:
-                continue  # an embedding, a coordinate, a constant: not plausibly exactly 0
+                why = self.floored_after(ctx, root, scope, squares)
+                if why is None:
+                    continue  # an embedding, a coordinate, a constant: not plausibly exactly 0
+                seen.add(id(node))
+                fix = fixes.Fix(fixes.UNSAFE, "Add 1e-12 under the sqrt", [(root, sqrt_plus_eps(ctx, how, root, arg))])
+                report_in_gradient(ctx, root, why, fix, _framework(ctx, root, scope, squares))
+                continue
             seen.add(id(node))
             message = (f"sqrt of a sum of squares of {why} is 0 when it is, and the gradient of sqrt "
                        "at 0 is inf: 0 * inf = NaN; add an epsilon under the sqrt")
@@ -155,6 +161,24 @@ class SqrtAtZero(Rule):
         fix = fixes.Fix(fixes.UNSAFE, "Add 1e-12 inside the rsqrt", [(arg, add_eps(arg))])
         ctx.report(call.node, message, fix)
 
+
+    @staticmethod
+    def floored_after(ctx: RuleContext, root, scope, squares) -> str | None:
+        """The message when the code adds an epsilon to the root of a sum of squares after it
+        (``x / (sqrt(sum(x ** 2)) + eps)``): its author expects the root to reach 0, where the
+        gradient of sqrt is inf. Only where the framework's sqrt makes a 0 upstream gradient
+        NaN there too (torch, JAX: a normalization's upstream at the zero vector is 0); in
+        TensorFlow that is 0, and the epsilon does its job."""
+        framework = _framework(ctx, root, scope, squares)
+        if framework is None or o.FACT_ZERO_UPSTREAM_SQRT_NAN not in framework.facts:
+            return None
+        eps = epsilon_after_root(ctx, root, scope)
+        if eps is None:
+            return None
+        return (f"sqrt of a sum of squares with the epsilon `{ctx.code(eps)}` added after the root (line "
+                f"{ctx.file_line(eps)}): the code expects the root to reach 0, and there the gradient of sqrt "
+                f"is inf: 0 * inf = NaN in {framework.display} whatever is added after it; add the epsilon under "
+                "the sqrt")
 
     @staticmethod
     def zero_because(ctx: RuleContext, inner, scope, squares, base) -> str | None:
