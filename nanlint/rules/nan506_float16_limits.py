@@ -214,6 +214,12 @@ _AMP = frozenset({"autocast", "GradScaler"})  # torch's mixed precision: evidenc
 _TREE_MAPS = frozenset({"tree_map", "map"})  # a pytree cast: float16 anywhere in its arguments
 
 
+def _called(call: ast.Call) -> str | None:
+    """The last name of what ``call`` calls (``finfo`` of ``torch.finfo(...)``)."""
+    func = call.func
+    return func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+
+
 def _site(tree: ast.AST) -> bool:
     """From the tree's nodes by type: float16 evidence as :class:`Float16Evidence` reads it and a number float16
     cannot hold, both in the file (a large file's skeleton: assumed); or float16's lowest value as
@@ -227,7 +233,8 @@ def _site(tree: ast.AST) -> bool:
     if hasattr(tree, "firsts"):
         return True
     index = by_type(tree)
-    if any(n.attr in ("min", "max") and (type(n.value) is ast.Attribute and n.value.attr in _FLOAT16 or type(n.value) is ast.Call)
+    if any(n.attr in ("min", "max") and (type(n.value) is ast.Attribute and n.value.attr in _FLOAT16
+                                         or type(n.value) is ast.Call and _called(n.value) == "finfo")
            for n in index.get(ast.Attribute, ())) or \
             any(n.value == FLOAT16_MAX and type(n.value) in (int, float) for n in index.get(ast.Constant, ())):
         return True  # float16's lowest value as written (``tf.float16.min``, ``finfo(x).min``, 65504): its own evidence
