@@ -106,8 +106,16 @@ def epsilon_after_root(ctx: RuleContext, root: cst.BaseExpression, scope: Scope)
     if not isinstance(fdef, cst.FunctionDef):
         return None
     name = parent.targets[0].target.value
-    for n in variable_names(ctx).get(name, ()):
-        if not stored(ctx, n) and inside(ctx, n, fdef.body):
+    reads: list[cst.Name] = []
+
+    class _Reads(cst.CSTVisitor):  # the function's own body only: not a walk of the module per root
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == name:
+                reads.append(node)
+
+    fdef.body.visit(_Reads())
+    for n in reads:
+        if not stored(ctx, n):
             found = _floor_of(ctx, n, scope)
             if found is not None:
                 return found
