@@ -13,7 +13,7 @@ from nanlint.analysis.guards import constant, default_value, terms
 from nanlint.semantic.context import OpCall
 from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
-from nanlint.semantic.navigation import enclosing, inside, stored, variable_names
+from nanlint.semantic.navigation import enclosing, stored, variable_names_in
 from nanlint.semantic.reach import via_call
 from nanlint.semantic.resolve import Scope
 from nanlint.rules._gradient_traps import binop, euclidean_norm, follow, is_difference, is_op, key, square_base, sum_of_squares
@@ -60,17 +60,24 @@ def zero_upstream(ctx: RuleContext, root: cst.BaseExpression, scope: Scope) -> b
     framework's sqrt gradient of a 0 upstream gradient is 0 (TensorFlow), that is finite."""
     if _denominator_of_deviation(ctx, root, scope):
         return True
-    value = _plus_eps(ctx, root, scope)
+    reads = _local_reads(ctx, _plus_eps(ctx, root, scope))
+    return bool(reads) and all(_denominator_of_deviation(ctx, n, scope) for n in reads)
+
+
+def _local_reads(ctx: RuleContext, value: cst.BaseExpression) -> list[cst.Name] | None:
+    """When ``value`` is the whole right side of ``name = value`` in a function: the reads of
+    ``name`` in that function's body (:func:`variable_names_in`: attribute, keyword and
+    definition names are not reads); None when it is not, or at module or class level (an
+    attribute can be read from anywhere)."""
     parent = ctx.parent(value)
     if not (isinstance(parent, cst.Assign) and parent.value is value and len(parent.targets) == 1
             and isinstance(parent.targets[0].target, cst.Name)):
-        return False
+        return None
     fdef = enclosing(ctx, parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
     if not isinstance(fdef, cst.FunctionDef):
-        return False  # a module or class attribute can be read from anywhere
+        return None
     name = parent.targets[0].target.value
-    reads = [n for n in variable_names(ctx).get(name, ()) if not stored(ctx, n) and inside(ctx, n, fdef.body)]
-    return bool(reads) and all(_denominator_of_deviation(ctx, n, scope) for n in reads)
+    return [n for n in variable_names_in(ctx, fdef.body).get(name, ()) if not stored(ctx, n)]
 
 
 def _plus_eps(ctx: RuleContext, node: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
@@ -98,27 +105,10 @@ def epsilon_after_root(ctx: RuleContext, root: cst.BaseExpression, scope: Scope)
     found = _floor_of(ctx, root, scope)
     if found is not None:
         return found
-    parent = ctx.parent(root)
-    if not (isinstance(parent, cst.Assign) and parent.value is root and len(parent.targets) == 1
-            and isinstance(parent.targets[0].target, cst.Name)):
-        return None
-    fdef = enclosing(ctx, parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
-    if not isinstance(fdef, cst.FunctionDef):
-        return None
-    name = parent.targets[0].target.value
-    reads: list[cst.Name] = []
-
-    class _Reads(cst.CSTVisitor):  # the function's own body only: not a walk of the module per root
-        def visit_Name(self, node: cst.Name) -> None:
-            if node.value == name:
-                reads.append(node)
-
-    fdef.body.visit(_Reads())
-    for n in reads:
-        if not stored(ctx, n):
-            found = _floor_of(ctx, n, scope)
-            if found is not None:
-                return found
+    for n in _local_reads(ctx, root) or ():
+        found = _floor_of(ctx, n, scope)
+        if found is not None:
+            return found
     return None
 
 

@@ -70,6 +70,14 @@ def variable_names(ctx: FileContext) -> dict[str, list[cst.Name]]:
     return ctx.memo("navigation.variable_names", lambda: _collectvariable_names(ctx))
 
 
+def variable_names_in(ctx: FileContext, node: cst.CSTNode) -> dict[str, list[cst.Name]]:
+    """:func:`variable_names` of the subtree ``node`` only (a function's body), not memoised:
+    for a question about one function, where the whole file's would cost a walk of the module."""
+    found: dict[str, list[cst.Name]] = {}
+    _NameCollector(found, ctx).on_visit(node)
+    return found
+
+
 def _collectvariable_names(ctx: FileContext) -> dict[str, list[cst.Name]]:
     found: dict[str, list[cst.Name]] = {}
     _NameCollector(found, ctx).on_visit(ctx.module)
