@@ -548,6 +548,8 @@ def test_an_epsilon_after_the_root_is_the_evidence_it_reaches_zero(imp, body):
     "import torch\n\ndef f(x):\n    return x / torch.sqrt(torch.sum(x ** 2, -1) + 1e-10)\n",
     # a negative or zero "floor" is no epsilon
     "import torch\n\ndef f(x):\n    return x / (torch.sqrt(torch.sum(x ** 2, -1)) - 1.0)\n",
+    # an offset of 1 is no epsilon (the author's word is about a log, not about 0)
+    "import torch\n\ndef f(x):\n    return torch.log(1.0 + torch.sqrt(torch.sum(x ** 2, -1)))\n",
 ])
 def test_eps_after_the_root_silent(src):
     assert [f for f in lint(src, may=True) if f.code == "NAN202"] == []

@@ -113,10 +113,12 @@ def epsilon_after_root(ctx: RuleContext, root: cst.BaseExpression, scope: Scope)
 
 
 def _positive(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope) -> bool:
+    """An epsilon: a constant (or a parameter's default) in (0, 1); ``1 + sqrt(s)`` is an offset
+    for a log, not a guard against 0 (as :func:`nanlint.analysis.guards.guarded` reads one)."""
     value = constant(ctx, expr, scope)
     if value is None:
         value = default_value(ctx, expr, scope)
-    return value is not None and value > 0.0
+    return value is not None and 0.0 < value < 1.0
 
 
 def _floor_of(ctx: RuleContext, node: cst.BaseExpression, scope: Scope) -> cst.BaseExpression | None:
