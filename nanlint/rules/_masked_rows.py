@@ -334,9 +334,15 @@ def finite_fill(ctx: RuleContext, fill: Fill, framework) -> tuple[cst.BaseExpres
             f"{ctx.code(func)}({text}.dtype).min"
     else:
         return None
-    if fill.additive:  # in parentheses inside an operation: ``(1 - m) * (fill / 2)``
-        new = f"({new} / 2)" if isinstance(ctx.parent(fill.node), (cst.BinaryOperation, cst.UnaryOperation)) else f"{new} / 2"
     try:
-        return code(new), imports
+        made = code(new)
     except cst.ParserSyntaxError:  # pragma: no cover - the parts come from parsed code
         return None
+    return (halved(ctx, fill.node, made) if fill.additive else made), imports
+
+
+def halved(ctx: RuleContext, at: cst.BaseExpression, value: cst.BaseExpression) -> cst.BinaryOperation:
+    """``value / 2``, to replace ``at``: in parentheses where ``at`` is an operand, ``(1 - m) * (fill / 2)``."""
+    inside = isinstance(ctx.parent(at), (cst.BinaryOperation, cst.UnaryOperation))
+    return cst.BinaryOperation(value, cst.Divide(), cst.Integer("2"),
+                               **({"lpar": [cst.LeftParen()], "rpar": [cst.RightParen()]} if inside else {}))

@@ -134,14 +134,12 @@ def _floor_of(ctx: RuleContext, node: cst.BaseExpression, scope: Scope) -> cst.B
         arg = parent if isinstance(parent, cst.Arg) else None
         holder = ctx.parent(arg) if arg is not None else None
         call = ctx.op_call(holder, scope) if isinstance(holder, cst.Call) else None
-    if call is None or call.x is not node:
-        if call is not None and call.op == o.MAXIMUM and call.value("y") is node and _positive(ctx, call.value("x"), scope):
-            return call.value("x")
-        return None
-    if call.op == o.CLIP and _positive(ctx, call.value("lo"), scope):
+    if call is not None and call.op == o.CLIP and call.x is node and _positive(ctx, call.value("lo"), scope):
         return call.value("lo")
-    if call.op == o.MAXIMUM and _positive(ctx, call.value("y"), scope):
-        return call.value("y")
+    if call is not None and call.op == o.MAXIMUM:
+        for mine, floor in (("x", "y"), ("y", "x")):
+            if call.value(mine) is node and _positive(ctx, call.value(floor), scope):
+                return call.value(floor)
     return None
 
 

@@ -63,17 +63,14 @@ class SqrtAtZero(Rule):
             if squares is None and not (base is not None and is_difference(ctx, base, inner_scope)):
                 continue
             why = self.zero_because(ctx, inner, inner_scope, squares, base)
-            if why is None:
-                why = self.floored_after(ctx, root, scope, squares)
-                if why is None:
+            if why is not None:
+                message = (f"sqrt of a sum of squares of {why} is 0 when it is, and the gradient of sqrt "
+                           "at 0 is inf: 0 * inf = NaN; add an epsilon under the sqrt")
+            else:
+                message = self.floored_after(ctx, root, scope, squares)
+                if message is None:
                     continue  # an embedding, a coordinate, a constant: not plausibly exactly 0
-                seen.add(id(node))
-                fix = fixes.Fix(fixes.UNSAFE, "Add 1e-12 under the sqrt", [(root, sqrt_plus_eps(ctx, how, root, arg))])
-                report_in_gradient(ctx, root, why, fix, _framework(ctx, root, scope, squares))
-                continue
             seen.add(id(node))
-            message = (f"sqrt of a sum of squares of {why} is 0 when it is, and the gradient of sqrt "
-                       "at 0 is inf: 0 * inf = NaN; add an epsilon under the sqrt")
             fix = fixes.Fix(fixes.UNSAFE, "Add 1e-12 under the sqrt", [(root, sqrt_plus_eps(ctx, how, root, arg))])
             report_in_gradient(ctx, root, message, fix, _framework(ctx, root, scope, squares))
         for norm in ctx.calls(o.NORM):

@@ -20,7 +20,7 @@ from nanlint.semantic.literals import number
 from nanlint.semantic.resolve import Scope
 from nanlint.rules.base import Rule
 from nanlint.rules._float16 import Float16Evidence
-from nanlint.rules._masked_rows import Fill, fills, finite_fill
+from nanlint.rules._masked_rows import Fill, fills, finite_fill, halved
 from nanlint.rules._zero_divisions import division_sites
 
 # the epsilon a fix writes: float16's smallest normal number is 6.1e-5, so 1e-4 is a normal
@@ -151,16 +151,27 @@ class Float16Limits(Rule):
                 seen.add(id(eps))
                 self.epsilon(ctx, eps, f"the normalization's eps `{ctx.code(eps)}` (line {ctx.file_line(call.node)})",
                              _RESULT[o.L2_NORMALIZE], why, may)
+        lowest_of: dict[int, cst.BaseExpression] = {}  # a fill's id -> the float16 lowest value it is
+
+        def is_fill(c: RuleContext, e: cst.BaseExpression | None, s: Scope) -> bool:
+            if _big_negative(c, e, s):
+                return True
+            lowest = _lowest(c, evidence, e, s)
+            if lowest is not None:
+                lowest_of[id(e)] = lowest
+            return lowest is not None
+
         for call in ctx.calls(*_SOFTMAXES):
             scores = call.value("logits") if call.op in (o.CROSS_ENTROPY, o.SOFTMAX_CROSS_ENTROPY) else call.x
-            for fill in fills(ctx, scores, call.scope, _big_negative):
-                why, may = evidence.compute(fill.scope)
-                if why is not None and id(fill.site) not in seen:
-                    seen.add(id(fill.site))
-                    self.fill(ctx, fill, f"the {call.op} on line {ctx.file_line(call.node)}", call.framework, why, may)
-            for fill in fills(ctx, scores, call.scope, lambda c, e, s: _lowest(c, evidence, e, s) is not None):
-                lowest = _lowest(ctx, evidence, fill.node, fill.scope)
-                if fill.additive and lowest is not None and id(lowest) not in seen:
+            for fill in fills(ctx, scores, call.scope, is_fill):  # one walk of the scores for both kinds
+                lowest = lowest_of.get(id(fill.node))
+                if lowest is None:
+                    why, may = evidence.compute(fill.scope)
+                    if why is not None and id(fill.site) not in seen:
+                        seen.add(id(fill.site))
+                        self.fill(ctx, fill, f"the {call.op} on line {ctx.file_line(call.node)}", call.framework,
+                                  why, may)
+                elif fill.additive and id(lowest) not in seen:
                     seen.add(id(lowest))
                     self.lowest(ctx, fill, lowest, f"the {call.op} on line {ctx.file_line(call.node)}")
 
@@ -201,10 +212,8 @@ class Float16Limits(Rule):
                    f"{where}: a masked score of -16 or below makes the sum overflow to -inf (-65504 - 16 = -65520, which "
                    "float16 rounds to -inf), so a fully masked row of such scores is all -inf and its softmax NaN; add half of it, "
                    f"`{shown} / 2`, as Keras does, or replace the masked scores (where) instead of adding")
-        inside = isinstance(ctx.parent(lowest), (cst.BinaryOperation, cst.UnaryOperation))
-        halved = cst.BinaryOperation(lowest, cst.Divide(), cst.Integer("2"),
-                                     **({"lpar": [cst.LeftParen()], "rpar": [cst.RightParen()]} if inside else {}))
-        fix = fixes.Fix(fixes.UNSAFE, f"Add half of float16's lowest value ({shown} / 2)", [(lowest, halved)])
+        fix = fixes.Fix(fixes.UNSAFE, f"Add half of float16's lowest value ({shown} / 2)",
+                        [(lowest, halved(ctx, lowest, lowest))])
         ctx.report(lowest, message, fix)
 
 
