@@ -122,22 +122,6 @@ def fills(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope, is_fi
                         out += fills(ctx, one, r.scope, is_fill, other, depth - 1)
     if isinstance(expr, cst.Name):
         out += _in_place(ctx, expr, scope, is_fill)
-        out += _added_in_place(ctx, expr, scope, is_fill, depth)
-    return out
-
-
-def _added_in_place(ctx: RuleContext, use: cst.Name, scope: Scope, is_fill, depth: int) -> list[Fill]:
-    """``s += adder`` reaching the use of ``s``: the fills of ``adder`` (a Keras ``inputs += adder``).
-    The value flow keeps an augmented assignment's name unresolved; its added value is read here."""
-    reaching = ctx.reaching(use, scope)
-    if reaching is None:
-        return []
-    out: list[Fill] = []
-    for b in reaching[0]:
-        node = b.node
-        if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign) \
-                and isinstance(node.target, cst.Name) and node.target.value == use.value:
-            out += fills(ctx, node.value, b.scope or scope, is_fill, use, depth - 1)
     return out
 
 

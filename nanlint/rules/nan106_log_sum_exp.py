@@ -33,6 +33,13 @@ def shifted(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope) -> 
     return found
 
 
+def whole_max(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """``m`` is the max of a whole tensor: a reduce-max given no axis (``tf.reduce_max(x)``,
+    ``x.max()``), through names."""
+    found = ctx.op_of(expr, scope, o.REDUCE_MAX)
+    return found is not None and found[0].x is not None and not found[0].has("axis")
+
+
 def adds_back(ctx: RuleContext, log: cst.CSTNode, subtrahend: cst.BaseExpression) -> bool:
     """``m + log1p(exp(x - m))``: the log is added to the very term its exponent subtracts
     (the stable softplus/logaddexp form)."""
@@ -111,8 +118,13 @@ class LogSumExp(Rule):
             if found is None:
                 return False
             exp, inner = found
-            if shifted(ctx, exp.x, inner.scope) is not None or bounded_exponent(ctx, exp.x, inner.scope) \
-                    or self.kept_finite(ctx, log):
+            subtrahend = shifted(ctx, exp.x, inner.scope)
+            if subtrahend is not None and total.has("axis") and whole_max(ctx, subtrahend, inner.scope) \
+                    and not self.kept_finite(ctx, log):
+                exp, scope, crossed, note = self.reached(ctx, arg, found)
+                self.shifted_by_whole_max(ctx, log, total, exp, crossed, scope, note)
+                return True
+            if subtrahend is not None or bounded_exponent(ctx, exp.x, inner.scope) or self.kept_finite(ctx, log):
                 return True
             exp, scope, crossed, note = self.reached(ctx, arg, found)
             self.logsumexp(ctx, log, total, exp, crossed, scope, note)
@@ -234,6 +246,16 @@ class LogSumExp(Rule):
                    "(inf, NaN gradient) and is -inf when every x is below "
                    f"{_limits.shown(limits.EXP_UNDERFLOW, exp.framework, sign=-1)} (float32, {exp.framework.display}); "
                    "use logsumexp(x, axis)" + note)
+        fix = self.logsumexp_fix(ctx, log, total, exp, crossed) if scope is log.scope else None
+        ctx.report(log.node, message, fix or fixes.Fix(fixes.DISPLAY_ONLY, "Use logsumexp(x, axis)"))
+
+    def shifted_by_whole_max(self, ctx, log: OpCall, total: OpCall, exp: OpCall, crossed: bool, scope: Scope,
+                             note: str) -> None:
+        message = ("log(sum(exp(x - m))) along an axis, with m the max of the whole tensor (no axis): the shift "
+                   "keeps exp from overflowing, but a row whose values all lie more than "
+                   f"{_limits.shown(limits.EXP_UNDERFLOW, exp.framework)} below the tensor's max sums to 0 "
+                   f"in float32 ({exp.framework.display}), and its log is -inf; take the max along the summed "
+                   "axis (keepdims), or use logsumexp(x, axis)" + note)
         fix = self.logsumexp_fix(ctx, log, total, exp, crossed) if scope is log.scope else None
         ctx.report(log.node, message, fix or fixes.Fix(fixes.DISPLAY_ONLY, "Use logsumexp(x, axis)"))
 

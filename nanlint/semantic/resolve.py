@@ -77,13 +77,6 @@ class Scope:
         return None
 
 
-_CONDITIONAL = (cst.If, cst.For, cst.While, cst.Try, cst.Match, cst.IfExp)
-try:  # Python 3.11 except* blocks
-    _CONDITIONAL = _CONDITIONAL + (cst.TryStar,)
-except AttributeError:  # pragma: no cover
-    pass
-
-
 def dotted(expr: cst.BaseExpression) -> str | None:
     """``a.b.c`` as a string, for Name/Attribute chains only."""
     parts = []
@@ -96,6 +89,12 @@ def dotted(expr: cst.BaseExpression) -> str | None:
     return None
 
 
+def augmented_value(node: cst.AugAssign) -> cst.BinaryOperation:
+    """``s + v`` for ``s += v`` (any operator): the value the statement binds."""
+    operator = getattr(cst, type(node.operator).__name__[:-len("Assign")])()
+    return cst.BinaryOperation(node.target, operator, node.value)  # type: ignore[arg-type]
+
+
 class Index(FastVisitor, cst.CSTVisitor):  # FastVisitor: ~9x faster walk, same events
     """Scopes, bindings, and every call / binary operation with its scope."""
 
@@ -106,6 +105,7 @@ class Index(FastVisitor, cst.CSTVisitor):  # FastVisitor: ~9x faster walk, same 
         self.binops: list[tuple[cst.BinaryOperation, Scope]] = []
         self.imported_roots: set[str] = set()
         self.scopes: dict[int, Scope] = {}  # id(def/lambda/class node) -> its scope
+        self.augmented: dict[int, cst.AugAssign] = {}  # id(made ``s + v``) -> ``s += v``
         self._conditional_depth = [0]
         module.visit(self)
 
@@ -290,7 +290,14 @@ class Index(FastVisitor, cst.CSTVisitor):  # FastVisitor: ~9x faster walk, same 
             self._bind_target(node.target, node)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bind_target(node.target, node)
+        """``s += v`` binds ``s`` to ``s + v`` (made here, not in the tree; its left is the
+        statement's own target, which the flow gives the bindings before the statement)."""
+        if isinstance(node.target, cst.Name):
+            value = augmented_value(node)
+            self.augmented[id(value)] = node
+            self._bind(node.target.value, Binding(ASSIGN, node, value=value))
+        else:
+            self._bind_target(node.target, node)
 
     def visit_For(self, node: cst.For) -> None:
         self._enter_conditional(node)
@@ -401,8 +408,8 @@ class Index(FastVisitor, cst.CSTVisitor):  # FastVisitor: ~9x faster walk, same 
             b = bindings[0]
         else:
             return None
-        if b.kind != ASSIGN or b.conditional:
-            return None
+        if b.kind != ASSIGN or b.conditional or isinstance(b.node, cst.AugAssign):
+            return None  # an augmented value is not the statement's own expression to rewrite
         return b
 
     def function(self, func: cst.BaseExpression, scope: Scope) -> tuple[Binding, Scope] | None:
@@ -439,11 +446,6 @@ class Index(FastVisitor, cst.CSTVisitor):  # FastVisitor: ~9x faster walk, same 
         if fscope is None or fscope.generator:
             return None
         return b, fscope
-
-    @staticmethod
-    def scope_of_binding(binding: Binding, use_scope: Scope) -> Scope:
-        """The scope in which an assignment's value is evaluated."""
-        return binding.scope if binding.scope is not None else use_scope
 
     def visible_imports(self, scope: Scope) -> list[tuple[str, str]]:
         """(local name, qualified name) for every import binding usable at ``scope``,
