@@ -290,7 +290,9 @@ def test_single_where_on_a_norm_below_a_threshold(code, flagged):
     ("e = torch.exp(x)\nreturn torch.log1p(e)", True),
     ("e = torch.exp(x)\nreturn torch.log(torch.sum(e, dim=-1))", True),
     ("e = torch.exp(x)\nreturn torch.log(e + torch.exp(y))", True),
-    ("e = torch.exp(x - x.max())\nreturn torch.log(torch.sum(e, dim=-1))", False),  # max-shifted
+    ("e = torch.exp(x - x.amax(-1, keepdim=True))\nreturn torch.log(torch.sum(e, dim=-1))", False),  # max-shifted
+    ("e = torch.exp(x - x.max())\nreturn torch.log(torch.sum(e, dim=-1))", True),  # by the whole tensor's max
+    ("e = torch.exp(x - x.max())\nreturn torch.log(torch.sum(e))", False),  # the max of what is summed
     ("e = torch.exp(-torch.abs(x))\nreturn torch.log(1 + e)", False),  # bounded exponent
     ("e = torch.exp(x) if x.max() < 80 else x\nreturn torch.log(1 + e)", False),
     ("e = torch.exp(x)\nif y:\n    e = y\nreturn torch.log(1 + e)", False),  # reassigned

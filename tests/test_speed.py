@@ -384,13 +384,21 @@ class _LibcstIndex(Index):
     on_leave = cst.CSTVisitor.on_leave
 
 
+def _value_summary(b) -> tuple:
+    """A binding's value by identity; an augmented one (``s += v``: a node made by the index,
+    new each build) by the tree's nodes it is made of."""
+    if isinstance(b.node, cst.AugAssign) and b.value is not None:
+        return ("augmented", type(b.value.operator).__name__, id(b.value.left), id(b.value.right))
+    return ("value", id(b.value))
+
+
 def _index_summary(ix: Index) -> list:
     scopes = {}
     for _, scope in ix.calls + ix.binops:
         while scope is not None:
             scopes[id(scope.node)] = (
-                [(n, [(b.kind, id(b.node), b.qualname, id(b.value), b.conditional, id(b.scope.node) if b.scope else 0)
-                      for b in bs]) for n, bs in scope.bindings.items()],
+                [(n, [(b.kind, id(b.node), b.qualname, _value_summary(b), b.conditional,
+                       id(b.scope.node) if b.scope else 0) for b in bs]) for n, bs in scope.bindings.items()],
                 sorted(scope.globals),
                 [(n, [(b.kind, id(b.node), b.conditional) for b in bs]) for n, bs in scope.attributes.items()])
             scope = scope.parent
