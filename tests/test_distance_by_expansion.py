@@ -183,8 +183,8 @@ def _rows():
 
 def test_the_expansion_is_negative_in_float32_as_the_message_says():
     """The message's numbers: the most negative diagonal of |x|^2 + |y|^2 - 2 x.y for x = y
-    (true 0): torch -0.125, TensorFlow and Keras on it -0.0625, JAX -0.03125; sqrt of it NaN;
-    the clamp at 1e-12 finite."""
+    (true 0): torch -0.125, TensorFlow and Keras on it -0.0625, JAX -0.03125 or -0.0625 by the
+    host CPU (XLA compiles for it; one host gave each); sqrt of it NaN; the clamp at 1e-12 finite."""
     import torch
     import tensorflow as tf
     import jax.numpy as jnp
@@ -201,13 +201,13 @@ def test_the_expansion_is_negative_in_float32_as_the_message_says():
     assert da.min() == -0.0625 and np.isnan(tf.sqrt(da).numpy()).any()
     j = jnp.asarray(x)
     dj = np.diag(np.asarray(jnp.sum(j ** 2, 1, keepdims=True) + jnp.sum(j ** 2, 1) - 2 * j @ j.T))
-    assert dj.min() == -0.03125 and np.isnan(np.asarray(jnp.sqrt(dj))).any()
+    assert dj.min() in (-0.03125, -0.0625) and np.isnan(np.asarray(jnp.sqrt(dj))).any()
     k = ops.convert_to_tensor(x)
     dk = np.diag(ops.convert_to_numpy(ops.sum(ops.square(k), axis=1, keepdims=True) + ops.sum(ops.square(k), axis=1)
                                       - 2 * ops.matmul(k, ops.transpose(k))))
     assert dk.min() == -0.0625
-    assert [MEASURED[f].split()[0] for f in ("torch", "tensorflow", "jax", "keras")] == \
-        ["-0.125", "-0.0625", "-0.03125", "-0.0625"]
+    assert [MEASURED[f].split()[0] for f in ("torch", "tensorflow", "keras")] == ["-0.125", "-0.0625", "-0.0625"]
+    assert MEASURED["jax"].startswith("-0.03125 to -0.0625 ")
     [f] = _nan207("""\
         import torch
 
