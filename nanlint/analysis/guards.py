@@ -20,7 +20,8 @@ import libcst as cst
 
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.context import FileContext
-from nanlint.semantic.resolve import ASSIGN, Scope
+from nanlint.semantic.navigation import precedes
+from nanlint.semantic.resolve import ASSIGN, Scope, dotted
 from nanlint.semantic.literals import normalized, number, terms  # noqa: F401 - terms: rules import it from here
 
 F32_ABSORBED_ADD = 2.0 ** -24  # 1 + eps == 1 in float32 for eps <= this
@@ -257,13 +258,16 @@ def guarded(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _de
     ``softplus``, ``sigmoid`` and ``softmax`` are *not* guards: they underflow to 0.
 
     A name is guarded when every value reaching it is (:mod:`nanlint.semantic.reach`): a
-    rebinding in place (``p = clip(p, 1e-7, 1.)``) before the use guards it."""
+    rebinding in place (``p = clip(p, 1e-7, 1.)``, ``p += eps``) before the use guards it, and
+    so does a floor written in place (``p[p == 0] = 1``, :func:`floored_in_place`)."""
     if expr is None or _depth > 6:
         return False
     value = constant(ctx, expr, scope)
     if value is not None:
         return value > 0
     if isinstance(expr, (cst.Name, cst.Attribute)):
+        if floored_in_place(ctx, expr, scope):
+            return True
         reached = ctx.values(expr, scope, calls=False)
         if len(reached) == 1 and reached[0].expr is expr:
             default = default_value(ctx, expr, scope)  # self.eps of __init__(self, eps=1e-6)
@@ -297,9 +301,17 @@ def guarded(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _de
         return guarded(ctx, call.x, scope, _depth + 1) and guarded(ctx, call.value("y"), scope, _depth + 1)
     if call.op in (o.SQRT, o.ABS):
         return guarded(ctx, call.x, scope, _depth + 1)
-    if call.op == o.SUM:
-        return shifted_exps(ctx, call.x, scope)
+    if call.op == o.SHAPE and not _casts(call):  # a layout op keeps the values (a cast may not: 1e-8 in float16)
+        return guarded(ctx, call.x, scope, _depth + 1)
+    if call.op == o.SUM:  # a sum of exp(x - max(x)) holds exp(0) = 1; a sum of guarded terms is guarded
+        return shifted_exps(ctx, call.x, scope) or guarded(ctx, call.x, scope, _depth + 1)
     return False
+
+
+def _casts(call) -> bool:
+    func = call.node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return call.has("dtype") or name in o.CAST_NAMES
 
 
 def shifted_exps(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> bool:
@@ -344,3 +356,73 @@ def _max_of(ctx: FileContext, m: cst.BaseExpression, x: cst.BaseExpression, scop
 
 def _is_bound_like(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> bool:
     return expr is not None and (constant(ctx, expr, scope) is not None or eps_named(ctx, expr))
+
+
+# --- floors written in place ------------------------------------------------------------
+_CLAMPS = {"clamp_": "min", "clip_": "min", "clamp_min_": "min"}
+
+
+def floored_in_place(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """Before this use, the value reaching ``expr`` had its zeros (or what lies below a
+    positive floor) replaced in place by a positive value: ``m[m == 0] = 1``,
+    ``std[std < eps] = eps``, ``m.clamp_(min=eps)``, ``m.masked_fill_(m == 0, 1)``,
+    ``m.add_(eps)`` (:attr:`Scope.mutations`)."""
+    name = dotted(expr)
+    if name is None or name not in scope.mutations:
+        return False
+    use = ctx.reaching(expr, scope) if isinstance(expr, cst.Name) else None
+    for node in scope.mutations[name]:
+        if isinstance(node, cst.Assign):
+            target = node.targets[0].target
+            if not (len(node.targets) == 1 and isinstance(target, cst.Subscript) and len(target.slice) == 1
+                    and isinstance(target.slice[0].slice, cst.Index)):
+                continue
+            obj, floored = target.value, (_zero_test(ctx, target.slice[0].slice.value, name, scope)
+                                          and _positive(ctx, node.value, scope))
+        elif isinstance(node, cst.Call):
+            obj, floored = node.func.value, _floors(ctx, node, name, scope)  # type: ignore[attr-defined]
+        else:
+            continue  # m[i] += v
+        if floored and precedes(ctx, node, expr) and (
+                use is None or (isinstance(obj, cst.Name) and ctx.reaching(obj, scope) == use)):
+            return True
+    return False
+
+
+def _floors(ctx: FileContext, call: cst.Call, name: str, scope: Scope) -> bool:
+    method = call.func.attr.value  # type: ignore[attr-defined]
+    args = {a.keyword.value if a.keyword else i: a.value for i, a in enumerate(call.args)}
+    if method in _CLAMPS:
+        lo = args.get(_CLAMPS[method], args.get(0))
+        return lo is not None and _positive(ctx, lo, scope)
+    if method == "masked_fill_":
+        test, value = args.get("mask", args.get(0)), args.get("value", args.get(1))
+        return test is not None and value is not None and _zero_test(ctx, test, name, scope) \
+            and _positive(ctx, value, scope)
+    if method == "add_":
+        eps = args.get("other", args.get(0))
+        value = known(ctx, eps, scope) if eps is not None else None
+        return eps is not None and ((value is not None and 0 < value < 1) or (value is None and eps_named(ctx, eps)))
+    return False
+
+
+def _positive(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """A positive constant, or a name that says it is an epsilon."""
+    value = constant(ctx, expr, scope)
+    return value > 0 if value is not None else eps_named(ctx, expr)
+
+
+def _zero_test(ctx: FileContext, test: cst.BaseExpression, name: str, scope: Scope) -> bool:
+    """``test`` selects the zeros of ``name``: ``m == 0``, ``m <= 0``, ``m < eps``
+    (``eps > 0``), or what lies below a positive floor."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and dotted(test.left) == name):
+        return False
+    op, bound = test.comparisons[0].operator, test.comparisons[0].comparator
+    value = constant(ctx, bound, scope)
+    if isinstance(op, cst.Equal):
+        return value == 0.0
+    if isinstance(op, cst.LessThanEqual):
+        return (value is not None and value >= 0) or (value is None and eps_named(ctx, bound))
+    if isinstance(op, cst.LessThan):
+        return (value is not None and value > 0) or (value is None and eps_named(ctx, bound))
+    return False

@@ -14,7 +14,6 @@ from nanlint.rules._cross_entropy import bind_logits
 
 CARRIED = ("x", "axis", "dtype")
 # layout ops that change the dtype: log(p.double()) and log_softmax(x).double() round differently
-_CASTS = frozenset({"float", "double", "half", "bfloat16", "to", "type", "cast", "astype"})
 MAX_LAYOUT = 8  # layout ops and names followed from the log to its softmax
 
 
@@ -67,8 +66,8 @@ def layout_steps(ctx: RuleContext, expr: cst.BaseExpression, scope, target: cst.
         if call is None or call.op != o.SHAPE or call.x is None or isinstance(call.x, (cst.List, cst.Tuple)):
             return None
         func = call.node.func
-        cast = cast or (isinstance(func, cst.Attribute) and func.attr.value in _CASTS) \
-            or (isinstance(func, cst.Name) and func.value in _CASTS)
+        cast = cast or (isinstance(func, cst.Attribute) and func.attr.value in o.CAST_NAMES) \
+            or (isinstance(func, cst.Name) and func.value in o.CAST_NAMES)
         steps.append((expr, call.x))
         expr = call.x
     return None

@@ -351,26 +351,11 @@ def _at_most_one(ctx, test, n, scope) -> bool:
 
 
 def mutated(ctx: RuleContext, scope: Scope) -> frozenset[str]:
-    """The names floored in place in ``scope``'s function: ``std[std == 0] = 1``, ``std += eps``,
-    ``std.clamp_(min=eps)`` (an in-place method)."""
+    """The names changed in place in ``scope`` (:attr:`Scope.mutations`: ``std[std == 0] = 1``,
+    ``std.clamp_(min=eps)``) or by an augmented assignment (``std += eps``): the author's handling."""
     memo = ctx.memo("statistics.mutated", dict)
-    key = id(scope.node)
+    key = id(scope)
     if key not in memo:
-        found: set[str] = set()
-        stack: list[cst.CSTNode] = [scope.node]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, cst.Assign):
-                for t in node.targets:
-                    if isinstance(t.target, cst.Subscript):
-                        found.add(normalized(t.target.value))
-            elif isinstance(node, cst.AugAssign):
-                found.add(normalized(node.target))
-            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                    and node.func.attr.value.endswith("_") and not node.func.attr.value.startswith("_"):
-                found.add(normalized(node.func.value))
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node is not scope.node:
-                continue
-            stack.extend(node.children)
-        memo[key] = frozenset(found)
+        augmented = {n for n, bs in scope.bindings.items() if any(isinstance(b.node, cst.AugAssign) for b in bs)}
+        memo[key] = frozenset(scope.mutations) | frozenset(augmented)
     return memo[key]

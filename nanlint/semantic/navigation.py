@@ -37,6 +37,31 @@ def inside(ctx: FileContext, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
     return False
 
 
+def precedes(ctx: FileContext, a: cst.CSTNode, b: cst.CSTNode) -> bool:
+    """``a`` comes before ``b`` in the file, neither inside the other (a node made by the
+    index, not in the tree, precedes nothing)."""
+    chain: list[cst.CSTNode] = []
+    n: cst.CSTNode | None = a
+    while n is not None:
+        chain.append(n)
+        n = ctx.parent(n)
+    position = {id(x): i for i, x in enumerate(chain)}
+    if id(b) in position:
+        return False  # a is inside b
+    below, n = b, ctx.parent(b)
+    while n is not None and id(n) not in position:
+        below, n = n, ctx.parent(n)
+    if n is None or position[id(n)] == 0:
+        return False
+    above = chain[position[id(n)] - 1]
+    for child in n.children:
+        if child is above:
+            return True
+        if child is below:
+            return False
+    return False
+
+
 def stored(ctx: FileContext, name: cst.Name) -> bool:
     """``name`` is a binding target (``x = ``, ``for x in``, ``as x``, ``del x``), not a read."""
     n: cst.CSTNode = name

@@ -1,13 +1,9 @@
-"""Name resolution and the light dataflow the rules need, in one pass.
-
-libcst's ``ScopeProvider``/``QualifiedNameProvider`` compute far more than a
-rule needs and cost ~7x the parse itself on real ML code.  This module walks
-the tree once and records, per scope, what each name is bound to: imports
-(giving qualified names such as ``tensorflow.compat.v1``), single simple
-assignments (giving the assigned expression) and every other kind of binding
-(parameters, loops, ``def``/``class``, ``with ... as``...), which make a name
-*not* resolvable.  Each call and binary operation is stored with its scope, so
-a rule starting from a call can resolve the names under it.
+"""Name resolution and the light dataflow the rules need, in one pass (libcst's
+scope providers cost ~7x the parse on ML code).  Per scope it records what each
+name is bound to: imports (qualified names such as ``tensorflow.compat.v1``),
+assignments (the assigned expression; ``s += v`` the made ``s + v``), every other
+binding (parameters, loops, ``def``/``class``, ``with ... as``), and the values
+changed in place.  Each call and binary operation is stored with its scope.
 
 The contract, shared by every rule:
 
@@ -57,6 +53,8 @@ class Scope:
     # function scopes: the ``return`` statements of this function (not of nested ones)
     returns: list[cst.Return] = field(default_factory=list)
     generator: bool = False  # the function yields
+    # changed in place, by dotted name: ``m[m == 0] = 1`` (the Assign), ``m.clamp_(min=eps)`` (the Call)
+    mutations: dict[str, list[cst.CSTNode]] = field(default_factory=dict)
 
     def bind(self, name: str, binding: Binding) -> None:
         self.bindings.setdefault(name, []).append(binding)
@@ -143,6 +141,8 @@ class Index(FastVisitor, cst.CSTVisitor):  # FastVisitor: ~9x faster walk, same 
             self._bind_target(target.value, stmt)
         elif isinstance(target, cst.Attribute):
             self._bind_attribute(target, Binding(OTHER, stmt))
+        elif isinstance(target, cst.Subscript) and (name := dotted(target.value)) is not None:
+            self.scope.mutations.setdefault(name, []).append(stmt)
 
     def _bind_attribute(self, target: cst.Attribute, binding: Binding) -> None:
         """Record ``self.attr = ...`` made in a method, on the class scope."""
@@ -337,6 +337,9 @@ class Index(FastVisitor, cst.CSTVisitor):  # FastVisitor: ~9x faster walk, same 
     # --- sites ---------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append((node, self.scope))
+        f = node.func  # an in-place method: a name ending in ``_``
+        if isinstance(f, cst.Attribute) and f.attr.value[-1:] == "_" != f.attr.value[:1] and (name := dotted(f.value)):
+            self.scope.mutations.setdefault(name, []).append(node)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         self.binops.append((node, self.scope))

@@ -59,6 +59,9 @@ RELU = "relu"  # max(x, 0) only: relu/relu6, not leaky forms (keras' relu(x, alp
 # x is the input (for concat/stack: the sequence of inputs); dtype where one is given.
 # torch's ``x.type()`` with no dtype returns a string: check ``has("dtype")``.
 SHAPE = "shape"
+# the names under which a layout op may change the dtype (x.to(torch.float16), tf.cast): a cast
+# keeps signs but not every epsilon (1e-8 is 0 in float16)
+CAST_NAMES = frozenset({"float", "double", "half", "bfloat16", "to", "type", "cast", "astype"})
 # --- comparisons and logic (x, y; logical_not: x) --------------------------------------
 EQUAL = "equal"
 NOT_EQUAL = "not_equal"
