@@ -17,6 +17,7 @@ file imports, transitively; a file's cached result is keyed by their contents to
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
@@ -74,7 +75,7 @@ def module_file(importer: Path, level: int, module: str | None, name: str | None
     is tried as a submodule first), or ``import module`` (level 0, no name)."""
     if _MEMO is None:
         return _module_file(importer, level, module, name, extra)
-    key = ("module", str(importer.parent), level, module, name, extra)
+    key = ("module", os.path.dirname(os.fspath(importer)), level, module, name, extra)  # no Path built per call
     if key not in _MEMO:
         _MEMO[key] = _module_file(importer, level, module, name, extra)
     return _MEMO[key]
@@ -204,7 +205,17 @@ def import_lines(text: str) -> list[tuple]:
     module of an ``import M [as m]`` line (names None; bound: the name its attributes are
     read through, ``m`` or the dotted ``M``).  A name imported whole from a project module
     is followed through its attributes (``m.discriminator(x)``): those attributes are the
-    names taken from it."""
+    names taken from it.  Within a run, remembered by the text's digest: a file's own
+    dependencies and the importer scan of its root read the same text."""
+    if _MEMO is None:
+        return _import_lines(text)
+    key = ("lines", hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+    if key not in _MEMO:
+        _MEMO[key] = _import_lines(text)
+    return _MEMO[key]
+
+
+def _import_lines(text: str) -> list[tuple]:
     out = []
     chains = _Chains(text)
     for m in _IMPORT.finditer(text):
