@@ -301,14 +301,15 @@ def guarded(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _de
         return guarded(ctx, call.x, scope, _depth + 1) and guarded(ctx, call.value("y"), scope, _depth + 1)
     if call.op in (o.SQRT, o.ABS):
         return guarded(ctx, call.x, scope, _depth + 1)
-    if call.op == o.SHAPE and not _casts(call):  # a layout op keeps the values (a cast may not: 1e-8 in float16)
+    if call.op == o.SHAPE and not casts(call):  # a layout op keeps the values (a cast may not: 1e-8 in float16)
         return guarded(ctx, call.x, scope, _depth + 1)
     if call.op == o.SUM:  # a sum of exp(x - max(x)) holds exp(0) = 1; a sum of guarded terms is guarded
         return shifted_exps(ctx, call.x, scope) or guarded(ctx, call.x, scope, _depth + 1)
     return False
 
 
-def _casts(call) -> bool:
+def casts(call) -> bool:
+    """A layout op that may change the dtype: ``tf.cast``, ``x.to(torch.float16)``, ``x.half()``."""
     func = call.node.func
     name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
     return call.has("dtype") or name in o.CAST_NAMES

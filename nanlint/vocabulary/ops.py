@@ -92,6 +92,8 @@ STD = "std"  # a standard deviation over an axis: exactly 0 when the values are 
 VARIANCE = "variance"  # a variance over an axis: exactly 0 when the values are all equal
 REDUCE_MAX = "reduce_max"  # torch.max(x, dim): also torch.max(a, b), whose b binds as axis
 REDUCE_MIN = "reduce_min"
+ARGMAX = "argmax"  # the index of the largest along an axis: an integer, no gradient
+ARGMIN = "argmin"
 PROD = "prod"  # a product over an axis (prod, reduce_prod); also cumprod: its running products
 # --- random ----------------------------------------------------------------------------
 RANDOM_UNIFORM = "random_uniform"  # [lo, hi), by default [0, 1)

@@ -72,6 +72,8 @@ jnp("round around", fn(o.ROUND, "a:x decimals out"))
 FUNCTIONS["jax.lax.round"] = fn(o.ROUND, "x rounding_method")
 jnp("max amax", fn(o.REDUCE_MAX, "a:x axis out keepdims", kwonly="initial where"))
 jnp("min amin", fn(o.REDUCE_MIN, "a:x axis out keepdims", kwonly="initial where"))
+jnp("argmax", fn(o.ARGMAX, "a:x axis out", kwonly="keepdims"))
+jnp("argmin", fn(o.ARGMIN, "a:x axis out", kwonly="keepdims"))
 FUNCTIONS["jax.lax.reduce_max"] = fn(o.REDUCE_MAX, "operand:x axes:axis")
 FUNCTIONS["jax.lax.reduce_min"] = fn(o.REDUCE_MIN, "operand:x axes:axis")
 

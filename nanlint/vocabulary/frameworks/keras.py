@@ -72,6 +72,8 @@ kops("round", fn(o.ROUND, "x decimals"))
 kops("relu relu6", fn(o.RELU))
 kops("max amax", fn(o.REDUCE_MAX, "x axis keepdims initial"))
 kops("min amin", fn(o.REDUCE_MIN, "x axis keepdims initial"))
+kops("argmax", fn(o.ARGMAX, "x axis keepdims"))
+kops("argmin", fn(o.ARGMIN, "x axis keepdims"))
 # --- layout and dtype (SHAPE): x is the tensor, or the sequence for concatenate/stack -------
 kops("reshape", fn(o.SHAPE, "x newshape"))
 kops("squeeze", fn(o.SHAPE, "x axis"))

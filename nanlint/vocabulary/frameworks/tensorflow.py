@@ -76,6 +76,8 @@ tf("math.reduce_max reduce_max", fn(o.REDUCE_MAX, "input_tensor:x axis keepdims 
                                     kwonly="reduction_indices:axis keep_dims:keepdims"))
 tf("math.reduce_min reduce_min", fn(o.REDUCE_MIN, "input_tensor:x axis keepdims name",
                                     kwonly="reduction_indices:axis keep_dims:keepdims"))
+tf("math.argmax argmax", fn(o.ARGMAX, "input:x axis output_type name"))
+tf("math.argmin argmin", fn(o.ARGMIN, "input:x axis output_type name"))
 tf("norm linalg.norm", fn(o.NORM, "tensor:x ord axis keepdims name", kwonly="keep_dims:keepdims"))
 tf("linalg.matmul matmul", fn(o.MATMUL, "a:x b:y", varargs=True))
 tf("tensordot linalg.tensordot", fn(o.TENSORDOT, "a:x b:y axes name"))

@@ -104,6 +104,8 @@ torch("prod", fn(o.PROD, "input:x dim:axis keepdim:keepdims", kwonly="dtype"),
 torch("cumprod", fn(o.PROD, "input:x dim:axis", kwonly="dtype out"), method="dim:axis")
 torch("amax", fn(o.REDUCE_MAX, "input:x dim:axis keepdim:keepdims"), method="dim:axis keepdim:keepdims")
 torch("amin", fn(o.REDUCE_MIN, "input:x dim:axis keepdim:keepdims"), method="dim:axis keepdim:keepdims")
+torch("argmax", fn(o.ARGMAX, "input:x dim:axis keepdim:keepdims"), method="dim:axis keepdim:keepdims")
+torch("argmin", fn(o.ARGMIN, "input:x dim:axis keepdim:keepdims"), method="dim:axis keepdim:keepdims")
 # torch.max(x, 1) reduces; torch.max(a, b) with a tensor b is the elementwise maximum
 torch("max", fn(o.REDUCE_MAX, "input:x dim:axis keepdim:keepdims", elementwise=fn(o.MAXIMUM, "input:x other:y")),
       method="dim:axis keepdim:keepdims", method_elementwise="other:y")
