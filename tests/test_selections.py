@@ -100,3 +100,24 @@ def test_the_negative_expansion_picks_the_same_code_in_torch():
     assert d.min().item() < 0 and torch.isnan(d.sqrt()).any()
     assert torch.equal(d.argmin(-1), exact.argmin(-1)) and torch.equal(d.argmin(-1), torch.arange(16))
     assert torch.equal((-d).max(1).indices, torch.arange(16))
+
+
+def test_reads_are_those_the_value_flow_gives_the_binding():
+    """emu3's lookup rebinds the name: the reads of the expansion's binding are what counts."""
+    assert _nan207("""\
+        import torch
+
+        def lookup(x, c):
+            d = 2 * torch.matmul(x, c.T)
+            d = (x ** 2).sum(-1, keepdim=True) + (c ** 2).sum(-1) - d
+            return torch.argmin(d, dim=1)
+    """) == []
+    assert _nan207("""\
+        import torch
+
+        def lookup(x, c):
+            d = (x ** 2).sum(-1, keepdim=True) + (c ** 2).sum(-1) - 2 * x @ c.T
+            idx = d.argmin(-1)
+            d = d / 2
+            return idx, d
+    """) == [True]

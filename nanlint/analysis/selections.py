@@ -77,7 +77,15 @@ def _reads_select(ctx: FileContext, stmt: cst.Assign, name: str, depth: int) -> 
     if not isinstance(fdef, cst.FunctionDef):
         return False  # a module or class attribute can be read from anywhere
     scope = ctx.index.scopes.get(id(fdef))
-    if scope is None or name in scope.globals or len(scope.bindings.get(name, ())) != 1:
-        return False  # rebound: a read may be of another value, or of this one changed
-    reads = [n for n in variable_names(ctx).get(name, ()) if not stored(ctx, n) and inside(ctx, n, fdef.body)]
+    if scope is None or name in scope.globals or any(isinstance(b.node, cst.Nonlocal) for b in scope.bindings.get(name, ())):
+        return False
+    reads = [n for n in variable_names(ctx).get(name, ()) if not stored(ctx, n) and inside(ctx, n, fdef.body)
+             and _reached_by(ctx, n, stmt)]
     return bool(reads) and all(selects_only(ctx, n, depth) for n in reads)
+
+
+def _reached_by(ctx: FileContext, name: cst.Name, stmt: cst.CSTNode) -> bool:
+    """This read of ``name`` may see the value ``stmt`` binds (the value flow; a read in a
+    nested function sees every binding)."""
+    found = ctx.reaching(name, scope_at(ctx, name))
+    return found is None or any(b.node is stmt for b in found[0])
