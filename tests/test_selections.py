@@ -121,3 +121,16 @@ def test_reads_are_those_the_value_flow_gives_the_binding():
             d = d / 2
             return idx, d
     """) == [True]
+
+
+def test_an_index_is_a_no_gradient_sink_for_the_gradient_rules():
+    """A single where whose result only feeds an argmax sends no gradient back (NAN201)."""
+    src = """\
+        import torch
+
+        def pick(x, y):
+            s = torch.where(x != 0, y / x, torch.zeros_like(x))
+            return torch.{use}(s, -1)
+    """
+    assert [f.code for f in lint(textwrap.dedent(src.format(use="argmax")), select={"NAN201"}, may=True)] == []
+    assert [f.code for f in lint(textwrap.dedent(src.format(use="sum")), select={"NAN201"}, may=True)] == ["NAN201"]

@@ -4,7 +4,7 @@ A value has no gradient when it is computed under ``torch.no_grad()``/
 ``inference_mode()`` (a block, a decorator, or a function whose every call in
 its module is itself never differentiated), in a Pallas kernel, or when every
 use of it is a sink: an assertion, a conversion to a Python value, a
-stop-gradient, the test of a Python ``if``/``while``.  Queried by the
+stop-gradient, an argmin/argmax (an index), the test of a Python ``if``/``while``.  Queried by the
 gradient-hazard rules (NAN201-NAN205)."""
 
 from __future__ import annotations
@@ -241,7 +241,7 @@ def _metrics(target: cst.BaseExpression) -> bool:
 
 
 def _sink_call(ctx: FileContext, call: cst.Call, scope: Scope) -> bool:
-    """An assertion, a conversion to a Python value, a stop-gradient, or a summary: a
+    """An assertion, a conversion to a Python value, a stop-gradient, an argmin/argmax, or a summary: a
     value logged (``tf.summary.scalar``, ``writer.add_scalar``, ``self.log_dict``,
     ``wandb.log``) or kept in a dict of metrics (``metrics.update(...)``)."""
     qual = ctx.index.qualname(call.func, scope)
@@ -251,8 +251,8 @@ def _sink_call(ctx: FileContext, call: cst.Call, scope: Scope) -> bool:
             call.func.attr.value in SUMMARY_METHODS or call.func.attr.value == "update" and _metrics(call.func.value)):
         return True
     op = ctx.op_call(call, scope)
-    if op is not None and op.op == o.STOP_GRADIENT:
-        return True
+    if op is not None and op.op in (o.STOP_GRADIENT, o.ARGMIN, o.ARGMAX):
+        return True  # an index carries no gradient
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value in ASSIGN_METHODS:
         return True  # v.assign(value): TF variables are written, no gradient flows into the value
