@@ -19,7 +19,7 @@ from nanlint.semantic.context import FileContext
 from nanlint.analysis.facts import gradient_free
 from nanlint.semantic.reach import parameter
 from nanlint.semantic.resolve import Scope
-from nanlint.semantic.navigation import enclosing, inside, scope_at, self_attributes, stored, variable_names
+from nanlint.semantic.navigation import enclosing, inside, local_reads, scope_at, self_attributes, stored, variable_names
 
 # --- values that are never differentiated ------------------------------------------------------
 # A gradient hazard (NAN201-NAN205) needs a gradient: a value whose every use is one of
@@ -280,15 +280,8 @@ def _test_case(ctx: FileContext, cls: Scope | None, depth: int = 3) -> bool:
 
 def _name_uses_sinks(ctx: FileContext, stmt: cst.CSTNode, name: str, framework, depth: int) -> bool:
     """Every read of the local ``name`` (assigned by ``stmt``) in its function is a sink."""
-    fdef = enclosing(ctx, stmt, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
-    if not isinstance(fdef, cst.FunctionDef):
-        return False  # a module or class attribute can be read from anywhere
-    scope = ctx.index.scopes.get(id(fdef))
-    if scope is None or name in scope.globals or any(
-            isinstance(b.node, cst.Nonlocal) for b in scope.bindings.get(name, ())):
-        return False
-    reads = [n for n in variable_names(ctx).get(name, ()) if not stored(ctx, n) and inside(ctx, n, fdef.body)]
-    return all(_sinks_only(ctx, n, framework, depth) for n in reads)
+    reads = local_reads(ctx, stmt, name)
+    return reads is not None and all(_sinks_only(ctx, n, framework, depth) for n in reads)
 
 
 def _in_pallas_kernel(ctx: FileContext, node: cst.CSTNode) -> bool:

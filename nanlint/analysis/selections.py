@@ -11,7 +11,7 @@ from nanlint.vocabulary import ops as o
 from nanlint.analysis.gradients import SHAPE_ATTRIBUTES
 from nanlint.analysis.guards import casts
 from nanlint.semantic.context import FileContext
-from nanlint.semantic.navigation import enclosing, inside, scope_at, stored, variable_names
+from nanlint.semantic.navigation import local_reads, scope_at
 from nanlint.semantic.literals import number
 
 _INDEX_OPS = (o.ARGMIN, o.ARGMAX)
@@ -72,20 +72,6 @@ def _selection(ctx: FileContext, call: cst.Call, x: cst.CSTNode) -> bool | cst.C
 
 
 def _reads_select(ctx: FileContext, stmt: cst.Assign, name: str, depth: int) -> bool:
-    """Every read of the local ``name`` (assigned by ``stmt``) in its function picks an index."""
-    fdef = enclosing(ctx, stmt, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
-    if not isinstance(fdef, cst.FunctionDef):
-        return False  # a module or class attribute can be read from anywhere
-    scope = ctx.index.scopes.get(id(fdef))
-    if scope is None or name in scope.globals or any(isinstance(b.node, cst.Nonlocal) for b in scope.bindings.get(name, ())):
-        return False
-    reads = [n for n in variable_names(ctx).get(name, ()) if not stored(ctx, n) and inside(ctx, n, fdef.body)
-             and _reached_by(ctx, n, stmt)]
+    """Every read of the value of the local ``name`` that ``stmt`` assigns picks an index."""
+    reads = local_reads(ctx, stmt, name, flow=True)
     return bool(reads) and all(selects_only(ctx, n, depth) for n in reads)
-
-
-def _reached_by(ctx: FileContext, name: cst.Name, stmt: cst.CSTNode) -> bool:
-    """This read of ``name`` may see the value ``stmt`` binds (the value flow; a read in a
-    nested function sees every binding)."""
-    found = ctx.reaching(name, scope_at(ctx, name))
-    return found is None or any(b.node is stmt for b in found[0])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
+from nanlint.analysis.guards import casts
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.context import OpCall
@@ -65,9 +66,7 @@ def layout_steps(ctx: RuleContext, expr: cst.BaseExpression, scope, target: cst.
         call = ctx.op_call(expr, scope) if isinstance(expr, cst.Call) else None
         if call is None or call.op != o.SHAPE or call.x is None or isinstance(call.x, (cst.List, cst.Tuple)):
             return None
-        func = call.node.func
-        cast = cast or (isinstance(func, cst.Attribute) and func.attr.value in o.CAST_NAMES) \
-            or (isinstance(func, cst.Name) and func.value in o.CAST_NAMES)
+        cast = cast or casts(call)
         steps.append((expr, call.x))
         expr = call.x
     return None

@@ -73,6 +73,29 @@ def stored(ctx: FileContext, name: cst.Name) -> bool:
     return isinstance(parent, (cst.AnnAssign, cst.For, cst.CompFor)) and parent.target is n
 
 
+def local_reads(ctx: FileContext, stmt: cst.CSTNode, name: str, flow: bool = False) -> list[cst.Name] | None:
+    """The reads of the local ``name`` that ``stmt`` assigns, in its function (with ``flow``,
+    only those the value flow gives ``stmt``'s binding); None where ``name`` is not a
+    function's own (a module or class attribute, ``global``, ``nonlocal``: read from anywhere)."""
+    fdef = enclosing(ctx, stmt, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+    if not isinstance(fdef, cst.FunctionDef):
+        return None
+    scope = ctx.index.scopes.get(id(fdef))
+    if scope is None or name in scope.globals or any(
+            isinstance(b.node, cst.Nonlocal) for b in scope.bindings.get(name, ())):
+        return None
+    reads = [n for n in variable_names(ctx).get(name, ()) if not stored(ctx, n) and inside(ctx, n, fdef.body)]
+    if flow:
+        reads = [n for n in reads if _reached_by(ctx, n, stmt)]
+    return reads
+
+
+def _reached_by(ctx: FileContext, name: cst.Name, stmt: cst.CSTNode) -> bool:
+    """This read may see the value ``stmt`` binds (a read in a nested function sees every binding)."""
+    found = ctx.reaching(name, scope_at(ctx, name))
+    return found is None or any(b.node is stmt for b in found[0])
+
+
 def self_attributes(ctx: FileContext) -> dict[str, list[cst.Attribute]]:
     """Every ``self.<name>`` of the file, by name; computed once per file, on first use."""
     return ctx.memo("navigation.self_attributes", lambda: _collect_self_attributes(ctx))
