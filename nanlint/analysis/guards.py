@@ -295,8 +295,7 @@ def guarded(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _de
     if call.op == o.CLIP:
         return positive_bound(ctx, call.value("lo"), scope)
     if call.op == o.MAXIMUM:
-        return any(positive_bound(ctx, call.value(r), scope) and _is_bound_like(ctx, call.value(r), scope)
-                   for r in ("x", "y"))
+        return any(_positive(ctx, call.value(r), scope) for r in ("x", "y"))
     if call.op in (o.MULTIPLY, o.DIVIDE):
         return guarded(ctx, call.x, scope, _depth + 1) and guarded(ctx, call.value("y"), scope, _depth + 1)
     if call.op in (o.SQRT, o.ABS):
@@ -355,10 +354,6 @@ def _max_of(ctx: FileContext, m: cst.BaseExpression, x: cst.BaseExpression, scop
     return call is not None and call.op == o.REDUCE_MAX and call.x is not None and normalized(call.x) == normalized(x)
 
 
-def _is_bound_like(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> bool:
-    return expr is not None and (constant(ctx, expr, scope) is not None or eps_named(ctx, expr))
-
-
 # --- floors written in place ------------------------------------------------------------
 _CLAMPS = {"clamp_": "min", "clip_": "min", "clamp_min_": "min"}
 
@@ -407,8 +402,9 @@ def _floors(ctx: FileContext, call: cst.Call, name: str, scope: Scope) -> bool:
     return False
 
 
-def _positive(ctx: FileContext, expr: cst.BaseExpression, scope: Scope) -> bool:
-    """A positive constant, or a name that says it is an epsilon."""
+def _positive(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope) -> bool:
+    """A positive constant, or a name that says it is an epsilon (``maximum(p, eps)``'s bound,
+    a floor written in place)."""
     value = constant(ctx, expr, scope)
     return value > 0 if value is not None else eps_named(ctx, expr)
 
