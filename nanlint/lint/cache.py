@@ -6,7 +6,10 @@ the key hashes nanlint's version, a stamp of nanlint's own source files (so an
 edited rule invalidates everything during development), the enabled rules, the
 settings (framework versions from the configuration...) and the file's bytes.
 The path is not part of the key: an entry holds the findings without their
-path, and a renamed or copied file hits.
+path, and a renamed or copied file hits.  Beside them, one file keeps the import lines of
+the texts seen (by content digest, :meth:`Cache.import_lines`): a file's key holds the
+contents of the project files it imports and of those that import it, and a warm run finds
+them without scanning every text of the project again.
 
 Entries are written atomically (a temporary file in the same directory, then
 ``os.replace``), so concurrent runs never see a half-written entry; two runs
@@ -29,6 +32,7 @@ from nanlint import __version__
 
 DIRNAME = ".nanlint_cache"
 SCHEMA = 1
+MAX_IMPORT_RECORDS = 50_000  # texts whose import lines are kept (about 1 KB each)
 
 
 def _package_stamp() -> str:
@@ -47,11 +51,17 @@ def _package_stamp() -> str:
 _STAMP: str | None = None
 
 
-def linter_fingerprint(rule_codes: Iterable[str], settings: dict, extra: str = "") -> str:
-    """What, besides a file's bytes, decides its findings."""
+def package_stamp() -> str:
+    """:func:`_package_stamp`, computed once per process."""
     global _STAMP
     if _STAMP is None:
         _STAMP = _package_stamp()
+    return _STAMP
+
+
+def linter_fingerprint(rule_codes: Iterable[str], settings: dict, extra: str = "") -> str:
+    """What, besides a file's bytes, decides its findings."""
+    package_stamp()
     settings_text = json.dumps(settings, sort_keys=True, default=str)
     text = f"{SCHEMA}|{__version__}|{_STAMP}|{','.join(sorted(rule_codes))}|{settings_text}|{extra}"
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
@@ -84,6 +94,7 @@ class Cache:
         self.directory = Path(directory)
         self._entries = self.directory / f"v{SCHEMA}"
         self._ready = False
+        self._imports_read: int | None = None  # records import_lines() read
         self.hits = 0
         self.misses = 0
 
@@ -124,19 +135,45 @@ class Cache:
             path.parent.mkdir(parents=True, exist_ok=True)
             payload = json.dumps({"key": key, "findings": findings, "hidden": hidden, "opt_in": opt_in or []},
                                  separators=(",", ":")).encode()
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(payload)
-                os.replace(tmp, path)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            _write_atomic(path, payload)
         except OSError:
             pass
+
+    def import_lines(self) -> dict:
+        """The import lines of the texts earlier runs read (content digest -> the record
+        :func:`nanlint.semantic.modules.line_record` writes): a warm run finds each file's
+        dependencies and importers without scanning its text again.  Written by the same
+        nanlint (the package stamp names the file); {} when there is none or it cannot be read."""
+        try:
+            with open(self._imports_path(), "rb") as fh:
+                data = json.loads(fh.read())
+        except (OSError, ValueError, UnicodeDecodeError):
+            data = {}
+        data = data if isinstance(data, dict) else {}
+        self._imports_read = len(data)
+        return data
+
+    def store_import_lines(self, lines: dict) -> None:
+        """Write ``lines`` (atomically) when this run added to what :meth:`import_lines` read,
+        keeping the ``MAX_IMPORT_RECORDS`` most recent; the files of other stamps are removed."""
+        if len(lines) == self._imports_read:
+            return
+        if len(lines) > MAX_IMPORT_RECORDS:
+            lines = dict(list(lines.items())[-MAX_IMPORT_RECORDS:])
+        path = self._imports_path()
+        try:
+            if not self._ready:
+                self._prepare()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            for old in path.parent.glob("imports-*.json"):
+                if old != path:
+                    old.unlink(missing_ok=True)
+            _write_atomic(path, json.dumps(lines, separators=(",", ":")).encode())
+        except OSError:
+            pass
+
+    def _imports_path(self) -> Path:
+        return self._entries / f"imports-{package_stamp()}.json"
 
     def _prepare(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -150,6 +187,21 @@ class Cache:
                 except OSError:
                     pass
         self._ready = True
+
+
+def _write_atomic(path: Path, payload: bytes) -> None:
+    """A temporary file in the same directory, then ``os.replace``: no reader sees half of it."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def encode(finding) -> dict:

@@ -273,13 +273,19 @@ def _run_parallel(order: list[int], jobs: int,
 
 
 def _memoized(fn):
-    """``fn`` with the project-modules lookups remembered for its duration (one run)."""
+    """``fn`` with the project-modules lookups remembered for its duration (one run), and the
+    import lines of the texts it reads kept in the cache (``cache=``) for the next run."""
     import functools
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        with modules.run_memo():
-            return fn(*args, **kwargs)
+        cache = kwargs.get("cache")
+        known = cache.import_lines() if cache is not None else None
+        with modules.run_memo(known):
+            out = fn(*args, **kwargs)
+        if cache is not None and known is not None:
+            cache.store_import_lines(known)
+        return out
     return wrapper
 
 

@@ -43,9 +43,14 @@ _MEMO: dict | None = None
 # --- where modules live ---------------------------------------------------------------
 def top_of(path: Path) -> Path:
     """The directory above ``path``'s outermost package: where its project is scanned from."""
+    key = ("top", os.path.dirname(os.fspath(path)))
+    if _MEMO is not None and key in _MEMO:
+        return _MEMO[key]
     top = path.parent
     while (top / "__init__.py").is_file() and top.parent != top:
         top = top.parent
+    if _MEMO is not None:
+        _MEMO[key] = top
     return top
 
 
@@ -61,24 +66,46 @@ def roots(path: Path, extra: tuple[str, ...] = ()) -> list[Path]:
 
 
 def _as_file(base: Path, parts: list[str]) -> Path | None:
-    target = base.joinpath(*parts) if parts else base
-    module = target.with_suffix(".py") if parts else None
-    if module is not None and module.is_file():
-        return module
-    init = target / "__init__.py"
-    return init if init.is_file() else None
+    target = os.path.join(os.fspath(base), *parts)
+    if parts and _is_file(os.path.dirname(target), parts[-1] + ".py"):
+        return Path(target + ".py")
+    return Path(target, "__init__.py") if _is_file(target, "__init__.py") else None
+
+
+def _is_file(directory: str, name: str) -> bool:
+    """``directory/name`` is a file (or a link to one).  Within a run each directory is listed
+    once (an import is tried in several roots, each name of ``from M import a, b`` as a
+    submodule: a stat per try was most of a warm run's time)."""
+    if _MEMO is None:
+        return os.path.isfile(os.path.join(directory, name))
+    key = ("files", directory)
+    files = _MEMO.get(key)
+    if files is None:
+        try:
+            with os.scandir(directory or ".") as it:
+                files = _MEMO[key] = frozenset(e.name for e in it if e.is_file())
+        except OSError:
+            files = _MEMO[key] = frozenset()
+    return name in files
 
 
 def module_file(importer: Path, level: int, module: str | None, name: str | None = None,
                 extra: tuple[str, ...] = ()) -> Path | None:
     """The file an import names: ``from {'.' * level}{module} import {name}`` (``name``
     is tried as a submodule first), or ``import module`` (level 0, no name)."""
+    return _module_file_from(os.path.dirname(os.fspath(importer)), importer, level, module, name, extra)
+
+
+def _module_file_from(directory: str, importer: Path, level: int, module: str | None, name: str | None,
+                      extra: tuple[str, ...]) -> Path | None:
+    """:func:`module_file`, the importer's directory given (one per file, not per name)."""
     if _MEMO is None:
         return _module_file(importer, level, module, name, extra)
-    key = ("module", os.path.dirname(os.fspath(importer)), level, module, name, extra)  # no Path built per call
-    if key not in _MEMO:
-        _MEMO[key] = _module_file(importer, level, module, name, extra)
-    return _MEMO[key]
+    key = ("module", directory, level, module, name, extra)  # no Path built per call
+    found = _MEMO.get(key, _MEMO)
+    if found is _MEMO:
+        found = _MEMO[key] = _module_file(importer, level, module, name, extra)
+    return found
 
 
 def _module_file(importer: Path, level: int, module: str | None, name: str | None,
@@ -159,10 +186,15 @@ def memo() -> dict | None:  # the run's memo (None outside one), for importers.p
 
 
 @contextmanager
-def run_memo() -> Iterator[None]:
+def run_memo(known_lines: dict | None = None) -> Iterator[None]:
+    """Remember the lookups for the duration of one run.  ``known_lines``: the import lines of
+    texts read in earlier runs, by content digest (hex), as :func:`line_record` writes them (the
+    cache keeps them, :mod:`nanlint.lint.cache`); the ones this run reads are added to it."""
     global _MEMO
     outer = _MEMO
     _MEMO = {} if outer is None else outer
+    if known_lines is not None and outer is None:
+        _MEMO[_KNOWN] = known_lines
     try:
         yield
     finally:
@@ -209,10 +241,42 @@ def import_lines(text: str) -> list[tuple]:
     dependencies and the importer scan of its root read the same text."""
     if _MEMO is None:
         return _import_lines(text)
-    key = ("lines", hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    key = ("lines", digest)
     if key not in _MEMO:
-        _MEMO[key] = _import_lines(text)
+        known = _MEMO.get(_KNOWN)
+        found = _from_record(known.get(digest)) if known is not None else None
+        if found is None:
+            found = _import_lines(text)
+            if known is not None:
+                known[digest] = line_record(found)
+        _MEMO[key] = found
     return _MEMO[key]
+
+
+_KNOWN = ("known lines",)  # the memo's entry for the import lines of earlier runs
+
+
+def line_record(lines: list[tuple]) -> list:
+    """:func:`import_lines`' result as JSON-able data (its sets as sorted lists)."""
+    return [[level, module, names, bound, [sorted(a) for a in attrs]] for level, module, names, bound, attrs in lines]
+
+
+def _from_record(record) -> list[tuple] | None:
+    """:func:`line_record`'s data read back; None when it does not have that shape (then the
+    text is scanned again)."""
+    if not isinstance(record, list):
+        return None
+    out = []
+    try:
+        for level, module, names, bound, attrs in record:
+            if not (isinstance(level, int) and isinstance(module, str) and isinstance(bound, list)
+                    and (names is None or isinstance(names, list)) and len(attrs) == len(bound)):
+                return None
+            out.append((level, module, names, bound, [frozenset(a) for a in attrs]))
+    except (TypeError, ValueError):
+        return None
+    return out
 
 
 def _import_lines(text: str) -> list[tuple]:
@@ -274,18 +338,21 @@ def direct(path: Path, text: str | list, extra: tuple[str, ...], names: frozense
     the source, or its :func:`import_lines`; ``names``: only the lines binding one of
     them (a line whose names the scan cannot read, ``import *``, always counts)."""
     found: list = []
+    where = os.path.dirname(os.fspath(path))
     for level, module, words, bound, attrs in (import_lines(text) if isinstance(text, str) else text):
         if names is not None and (words or words is None) and names.isdisjoint(bound):
             continue
+        if level == 0 and module.split(".", 1)[0] in SKIP_ROOTS:
+            continue  # a framework's module: never a project file (as module_file says)
         if words is None:  # import M [as m]: M itself, when its attributes are read
-            target = module_file(path, 0, module, None, extra) if attrs[0] else None
+            target = _module_file_from(where, path, 0, module, None, extra) if attrs[0] else None
             if target is not None:
                 found.append((target, sorted(attrs[0])))
             continue
-        target = module_file(path, level, module or None, None, extra)
+        target = _module_file_from(where, path, level, module or None, None, extra)
         subs = []
         for word, used in zip(words, attrs):
-            sub = module_file(path, level, module or None, word, extra)
+            sub = _module_file_from(where, path, level, module or None, word, extra)
             if sub is not None and sub != target:
                 subs.append((sub, used))
         if target is not None and not (target.name == "__init__.py" and words and len(subs) == len(words)):
