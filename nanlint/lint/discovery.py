@@ -35,18 +35,31 @@ VENV = "a virtual environment (pyvenv.cfg)"
 def _excluded(path: Path, root: Path, patterns: tuple[str, ...]) -> str | None:
     """The first of ``patterns`` that excludes ``path``, or None."""
     name = path.name
-    try:
-        rel = PurePath(os.path.relpath(path, root)).as_posix()
-    except ValueError:
-        rel = path.as_posix()
+    rel = None
     for pattern in patterns:
         if "/" in pattern.rstrip("/"):
+            if rel is None:
+                try:
+                    rel = PurePath(os.path.relpath(path, root)).as_posix()
+                except ValueError:
+                    rel = path.as_posix()
             p = pattern.rstrip("/")
             if fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel, p + "/*"):
                 return pattern
-        elif fnmatch.fnmatch(name, pattern.rstrip("/")):
+        elif _matches(name, pattern.rstrip("/")):
             return pattern
     return None
+
+
+def _matches(name: str, pattern: str) -> bool:
+    """``fnmatch``, with a pattern that has no wildcard compared as the name it is (most of the
+    defaults: a walk asks every directory and file)."""
+    if not _WILDCARD.intersection(pattern):
+        return name == pattern if os.path.normcase("A") == "A" else os.path.normcase(name) == os.path.normcase(pattern)
+    return fnmatch.fnmatch(name, pattern)
+
+
+_WILDCARD = frozenset("*?[")
 
 
 def excluded_with_parents(path: Path, root: Path, patterns: tuple[str, ...]) -> str | None:

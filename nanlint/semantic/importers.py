@@ -58,7 +58,7 @@ def _reverse(root: Path, extra: tuple[str, ...]) -> dict[Path, dict[Path, set[st
                 continue
             scanned += 1
             if "import" in text:
-                real = p.resolve()
+                real = p.resolve() if os.path.islink(p) else p  # the walk's directories are real ones
                 for dep, words in modules.direct(real, modules.import_lines(text), extra):
                     reverse.setdefault(modules.resolved(dep), {}).setdefault(real, set()).update(words or ())
             if scanned >= MAX_FILES:
