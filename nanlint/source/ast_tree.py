@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+from collections import deque
 
 _BODIES = ("body", "orelse", "finalbody")
 
@@ -24,22 +25,40 @@ def statements(body: list[ast.stmt]):
                 stack.extend(h.body)
 
 
-_BY_TYPE: list = [None, {}]  # the last tree indexed, and its index
+_BY_TYPE: list = []  # (tree, its index) of the last trees indexed, the newest last
+_KEPT = 4  # the file's tree and those of the modules its gates follow an import into
 
 
 def by_type(tree: ast.AST) -> dict[type, list[ast.AST]]:
-    """Every node of ``tree`` by its type (one walk, remembered for the last tree: the file
-    gates of several rules read the same tree, each a few node types)."""
-    if _BY_TYPE[0] is not tree:
-        out: dict[type, list[ast.AST]] = {}
-        for node in ast.walk(tree):
-            kind = type(node)
-            if kind in out:
-                out[kind].append(node)
-            else:
-                out[kind] = [node]
-        _BY_TYPE[:] = [tree, out]
-    return _BY_TYPE[1]
+    """Every node of ``tree`` by its type (one walk, remembered for the last few trees: the
+    file gates of several rules read the same tree, each a few node types, and some read an
+    imported module's tree in between)."""
+    for k, (kept, index) in enumerate(_BY_TYPE):
+        if kept is tree:
+            if k != len(_BY_TYPE) - 1:
+                _BY_TYPE.append(_BY_TYPE.pop(k))
+            return index
+    out: dict[type, list[ast.AST]] = {}
+    todo = deque([tree])  # ast.walk's order (breadth first, fields in order), without its generators
+    pop, push, AST = todo.popleft, todo.append, ast.AST
+    while todo:
+        node = pop()
+        kind = type(node)
+        if kind in out:
+            out[kind].append(node)
+        else:
+            out[kind] = [node]
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, AST):
+                        push(item)
+            elif isinstance(value, AST):
+                push(value)
+    _BY_TYPE.append((tree, out))
+    del _BY_TYPE[:-_KEPT]
+    return out
 
 
 def nodes(tree: ast.AST, *kinds: type):

@@ -17,6 +17,7 @@ for model and layer constructors ``layers`` (a Sequential's list),
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 # --- elementwise -----------------------------------------------------------
 LOG = "log"
@@ -159,6 +160,7 @@ VALUE_SOURCES = frozenset({SOFTMAX, SIGMOID, LOG_SOFTMAX, EXP, SOFTPLUS, SOFTMAX
                            LOG_SOFTMAX_LAYER, DENSE_LAYER, ACTIVATION_LAYER})
 
 
+@lru_cache(maxsize=None)  # a rule's trigger groups, asked per file and per candidate set of ops
 def with_implying(ops: frozenset[str]) -> frozenset[str]:
     """``ops`` and the ops whose presence in a file may compute one of them."""
     out = set(ops)
