@@ -56,12 +56,17 @@ def top_of(path: Path) -> Path:
 
 def roots(path: Path, extra: tuple[str, ...] = ()) -> list[Path]:
     """The directories an absolute import from ``path`` is resolved against."""
+    key = ("roots", os.path.dirname(os.fspath(path)), extra)
+    if _MEMO is not None and key in _MEMO:
+        return _MEMO[key]
     top = top_of(path)
     out = [path.parent, top, top / "src", *(Path(e) for e in extra)]
     seen: list[Path] = []
     for r in out:
         if r not in seen and r.is_dir():
             seen.append(r)
+    if _MEMO is not None:
+        _MEMO[key] = seen
     return seen
 
 
