@@ -14,6 +14,7 @@ from typing import Iterator
 
 import libcst as cst
 
+from nanlint.source.walk import node_types
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.context import FileContext
 from nanlint.analysis.facts import gradient_free
@@ -46,11 +47,7 @@ SUMMARY_METHODS = frozenset({"add_scalar", "add_scalars", "add_histogram", "log_
 # a dict of logged statistics: ``metrics["std"] = ...``, ``stats = {"std": ...}``
 METRICS_NAME = re.compile(r"(?:^|_)(?:metrics?|stats|statistics|summar(?:y|ies)|scalars|logs)$", re.IGNORECASE)
 # expressions a value flows through unchanged in kind: keep following it upwards
-_CARRIERS = (cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison,
-             cst.ComparisonTarget, cst.Subscript, cst.SubscriptElement, cst.Index, cst.Slice, cst.Element,
-             cst.StarredElement, cst.DictElement, cst.StarredDictElement, cst.Tuple, cst.List, cst.Set, cst.Dict,
-             cst.FormattedStringExpression, cst.FormattedString, cst.ConcatenatedString, cst.IfExp,
-             cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_CARRIERS = ('BinaryOperation', 'UnaryOperation', 'BooleanOperation', 'Comparison', 'ComparisonTarget', 'Subscript', 'SubscriptElement', 'Index', 'Slice', 'Element', 'StarredElement', 'DictElement', 'StarredDictElement', 'Tuple', 'List', 'Set', 'Dict', 'FormattedStringExpression', 'FormattedString', 'ConcatenatedString', 'IfExp', 'ListComp', 'SetComp', 'GeneratorExp', 'DictComp')  # libcst class names (node_types)
 _NAME_DEPTH = 3  # names followed from a value to its uses
 
 
@@ -198,7 +195,7 @@ def _sinks_only(ctx: FileContext, node: cst.CSTNode, framework: o.Framework | No
         elif isinstance(parent, (cst.If, cst.While)) or (isinstance(parent, cst.IfExp) and parent.test is cur):
             # a Python bool: no gradient flows through it, in any framework
             return parent.test is cur
-        elif isinstance(parent, _CARRIERS):
+        elif isinstance(parent, node_types(*_CARRIERS)):
             cur = parent
         elif isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is cur:
             targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]

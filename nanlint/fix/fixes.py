@@ -8,11 +8,14 @@ need ``--unsafe-fixes``; ``display-only`` ones are shown, never applied.
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field
 from typing import Sequence
 
 import libcst as cst
 
+from nanlint.source.walk import node_types
 from nanlint.findings import APPLICABILITIES, DISPLAY_ONLY, SAFE, UNSAFE, allowed  # noqa: F401 - rules spell fixes.SAFE
 
 
@@ -55,13 +58,11 @@ class Fix:
 
 
 # --- building expressions -------------------------------------------------------------
-_ATOMIC = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float,
-           cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Tuple,
-           cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_ATOMIC = ('Name', 'Attribute', 'Call', 'Subscript', 'Integer', 'Float', 'SimpleString', 'ConcatenatedString', 'FormattedString', 'List', 'Tuple', 'Dict', 'Set', 'ListComp', 'SetComp', 'DictComp', 'GeneratorExp')  # libcst class names (node_types)
 
 
 def is_atomic(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, _ATOMIC) or bool(getattr(expr, "lpar", ()))
+    return isinstance(expr, node_types(*_ATOMIC)) or bool(getattr(expr, "lpar", ()))
 
 
 def parenthesize(expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -170,27 +171,34 @@ def _origin_indent(old: cst.CSTNode, value: cst.CSTNode) -> int | None:
     return found[0] if found else None
 
 
-class _Shift(cst.CSTTransformer):
-    """Move every continuation line of an expression ``delta`` columns left (or right)."""
+@functools.lru_cache(maxsize=None)
+def _shift_class() -> type:
+    """The transformer below (a libcst base class: defined on first use, so that importing
+    nanlint does not load libcst)."""
 
-    def __init__(self, delta: int) -> None:
-        self.delta = delta
+    class _Shift(cst.CSTTransformer):
+        """Move every continuation line of an expression ``delta`` columns left (or right)."""
 
-    def leave_ParenthesizedWhitespace(self, original_node, updated_node):  # noqa: N802 - libcst's name
-        line = updated_node.last_line.value
-        if self.delta > 0:
-            cut = len(line) - len(line.lstrip(" "))
-            line = line[min(self.delta, cut):]
-        else:
-            line = " " * -self.delta + line
-        return updated_node.with_changes(last_line=cst.SimpleWhitespace(line))
+        def __init__(self, delta: int) -> None:
+            self.delta = delta
+
+        def leave_ParenthesizedWhitespace(self, original_node, updated_node):  # noqa: N802 - libcst's name
+            line = updated_node.last_line.value
+            if self.delta > 0:
+                cut = len(line) - len(line.lstrip(" "))
+                line = line[min(self.delta, cut):]
+            else:
+                line = " " * -self.delta + line
+            return updated_node.with_changes(last_line=cst.SimpleWhitespace(line))
+
+    return _Shift
 
 
 def _reindent(arg: cst.Arg, now: int | None, was: int | None) -> cst.Arg:
     """``arg`` with its continuation lines moved as far as its first line moved."""
     if now is None or was is None or now == was or not _multiline(arg.value):
         return arg
-    return arg.with_changes(value=arg.value.visit(_Shift(was - now)))
+    return arg.with_changes(value=arg.value.visit(_shift_class()(was - now)))
 
 
 def restyle(old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
@@ -217,16 +225,27 @@ def replacement_code(module: cst.Module, old: cst.CSTNode, new: cst.CSTNode, par
 
 
 # --- applying -----------------------------------------------------------------------------
-class _Replace(cst.CSTTransformer):
-    def __init__(self, mapping: dict[int, cst.CSTNode]) -> None:
-        self.mapping = mapping
+@functools.lru_cache(maxsize=None)
+def _replace_class() -> type:
+    """The transformer below, defined on first use (see :func:`_shift_class`)."""
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        return id(node) not in self.mapping  # don't descend into replaced subtrees
+    class _Replace(cst.CSTTransformer):
+        def __init__(self, mapping: dict[int, cst.CSTNode]) -> None:
+            self.mapping = mapping
 
-    def on_leave(self, original_node, updated_node):  # type: ignore[override]
-        new = self.mapping.get(id(original_node))
-        return restyle(original_node, new) if new is not None else updated_node
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            return id(node) not in self.mapping  # don't descend into replaced subtrees
+
+        def on_leave(self, original_node, updated_node):  # type: ignore[override]
+            new = self.mapping.get(id(original_node))
+            return restyle(original_node, new) if new is not None else updated_node
+
+    return _Replace
+
+
+def replaced(tree: cst.CSTNode, mapping: dict[int, cst.CSTNode]) -> cst.CSTNode:
+    """``tree`` with each node whose id is a key of ``mapping`` replaced (``restyle``d)."""
+    return tree.visit(_replace_class()(mapping))  # type: ignore[return-value]
 
 
 def apply(module: cst.Module, fixes: Sequence[Fix]) -> cst.Module:
@@ -238,7 +257,7 @@ def apply(module: cst.Module, fixes: Sequence[Fix]) -> cst.Module:
         for imp in fix.imports:
             if imp not in imports:
                 imports.append(imp)
-    new_module = module.visit(_Replace(mapping)) if mapping else module
+    new_module = replaced(module, mapping) if mapping else module
     if imports:
         new_module = add_imports(new_module, imports)
     return new_module  # type: ignore[return-value]

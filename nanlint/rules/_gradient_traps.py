@@ -187,11 +187,11 @@ def sqrt_plus_eps(ctx: RuleContext, how: str, node: cst.CSTNode, arg: cst.BaseEx
 
 
 def _replace(tree: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
-    return tree.visit(fixes._Replace({id(old): new}))  # type: ignore[return-value]
+    return fixes.replaced(tree, {id(old): new})
 
 
 def replace_all(tree: cst.CSTNode, mapping: dict[int, cst.CSTNode]) -> cst.CSTNode:
-    return tree.visit(fixes._Replace(mapping))  # type: ignore[return-value]
+    return fixes.replaced(tree, mapping)
 
 
 def spelled_call(ctx: RuleContext, framework: o.Framework, op: str, scope: Scope, args: list[tuple[str, cst.BaseExpression]],

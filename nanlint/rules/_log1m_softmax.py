@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from nanlint.source.walk import node_types
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.context import OpCall
@@ -35,7 +36,7 @@ from nanlint.semantic.literals import one_minus
 THRESHOLD = "0.5"
 NEG_INF = 'float("-inf")'
 
-_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power, cst.FloorDivide, cst.Modulo)
+_ARITHMETIC = ('Add', 'Subtract', 'Multiply', 'Divide', 'Power', 'FloorDivide', 'Modulo')  # libcst class names (node_types)
 
 
 def complement_of(ctx: RuleContext, expr: cst.BaseExpression | None,
@@ -68,7 +69,7 @@ def repeatable(expr: cst.BaseExpression | None) -> bool:
     if isinstance(expr, cst.UnaryOperation):
         return isinstance(expr.operator, (cst.Minus, cst.Plus)) and repeatable(expr.expression)
     if isinstance(expr, cst.BinaryOperation):
-        return isinstance(expr.operator, _ARITHMETIC) and repeatable(expr.left) and repeatable(expr.right)
+        return isinstance(expr.operator, node_types(*_ARITHMETIC)) and repeatable(expr.left) and repeatable(expr.right)
     if isinstance(expr, cst.Tuple):
         return all(isinstance(el, cst.Element) and repeatable(el.value) for el in expr.elements)
     if isinstance(expr, cst.Subscript):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from nanlint.source.walk import empty_module
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.context import OpCall
@@ -20,13 +21,12 @@ from nanlint.analysis.targets import constant_target
 from nanlint.rules import _limits
 from nanlint.vocabulary import limits
 
-_EMPTY = cst.Module([])
 
 
 def text(expr: cst.BaseExpression) -> str:
     if getattr(expr, "lpar", None):
         expr = expr.with_changes(lpar=[], rpar=[])
-    return "".join(_EMPTY.code_for_node(expr).split())
+    return "".join(empty_module().code_for_node(expr).split())
 
 
 class SigmoidCrossEntropy(Rule):

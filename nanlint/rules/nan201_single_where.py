@@ -163,9 +163,9 @@ def compared(ctx: RuleContext, cond: cst.BaseExpression, scope: Scope, depth: in
     return out
 
 
-_COMPARE = {cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b,
-            cst.LessThan: lambda a, b: a < b, cst.LessThanEqual: lambda a, b: a <= b,
-            cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b}
+_COMPARE = {"Equal": lambda a, b: a == b, "NotEqual": lambda a, b: a != b,  # by libcst's class name
+            "LessThan": lambda a, b: a < b, "LessThanEqual": lambda a, b: a <= b,
+            "GreaterThan": lambda a, b: a > b, "GreaterThanEqual": lambda a, b: a >= b}
 
 
 def condition_at(ctx: RuleContext, cond: cst.BaseExpression, scope: Scope, target: str, value: float,
@@ -176,7 +176,7 @@ def condition_at(ctx: RuleContext, cond: cst.BaseExpression, scope: Scope, targe
     cond, scope = follow(ctx, cond, scope)
     cond = bare(ctx.condition(bare(cond), scope))
     if isinstance(cond, cst.Comparison) and len(cond.comparisons) == 1:
-        op = _COMPARE.get(type(cond.comparisons[0].operator))
+        op = _COMPARE.get(type(cond.comparisons[0].operator).__name__)
         left, right = cond.left, cond.comparisons[0].comparator
         lv, rv = _operand_at(ctx, left, scope, target, value), _operand_at(ctx, right, scope, target, value)
         if op is None or lv is None or rv is None:

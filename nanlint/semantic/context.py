@@ -9,6 +9,7 @@ from typing import Iterator
 
 import libcst as cst
 
+from nanlint.source.walk import node_types
 from nanlint.vocabulary import frameworks as fw_registry
 from nanlint.vocabulary.ops import Fn
 from nanlint.semantic import flow, handwritten, models
@@ -21,9 +22,10 @@ from nanlint.source.walk import positions
 
 
 
-_COMPARISONS = {"equal": cst.Equal, "not_equal": cst.NotEqual, "greater": cst.GreaterThan,
-                "greater_equal": cst.GreaterThanEqual, "less": cst.LessThan, "less_equal": cst.LessThanEqual}
-_OPERATORS = {"add": cst.Add, "subtract": cst.Subtract, "multiply": cst.Multiply, "divide": cst.Divide}
+# op -> libcst's operator class, by name (node_types: libcst is loaded only when a file is parsed)
+_COMPARISONS = {"equal": "Equal", "not_equal": "NotEqual", "greater": "GreaterThan",
+                "greater_equal": "GreaterThanEqual", "less": "LessThan", "less_equal": "LessThanEqual"}
+_OPERATORS = {"add": "Add", "subtract": "Subtract", "multiply": "Multiply", "divide": "Divide"}
 
 
 class FileContext:
@@ -235,7 +237,7 @@ class FileContext:
             return expr
         if any(a.keyword is not None and a.keyword.value in ("alpha", "rounding_mode") for a in call.node.args):
             return expr  # torch.add(a, b, alpha=2), div(..., rounding_mode=...): not the operator
-        return cst.BinaryOperation(call.x, _OPERATORS[call.op](), call.value("y"))  # type: ignore[arg-type]
+        return cst.BinaryOperation(call.x, node_types(_OPERATORS[call.op])[0](), call.value("y"))  # type: ignore[arg-type]
 
     def condition(self, expr: cst.BaseExpression, scope: Scope) -> cst.BaseExpression:
         """A condition written with framework functions or methods (``tf.not_equal(x, 0.)``,
@@ -245,7 +247,7 @@ class FileContext:
         if call is None or call.x is None:
             return expr
         if call.op in _COMPARISONS and call.has("y"):
-            return cst.Comparison(call.x, [cst.ComparisonTarget(_COMPARISONS[call.op](), call.value("y"))])  # type: ignore[arg-type]
+            return cst.Comparison(call.x, [cst.ComparisonTarget(node_types(_COMPARISONS[call.op])[0](), call.value("y"))])  # type: ignore[arg-type]
         if call.op in ("logical_and", "logical_or") and call.has("y"):
             operator = cst.BitAnd() if call.op == "logical_and" else cst.BitOr()
             return cst.BinaryOperation(call.x, operator, call.value("y"))  # type: ignore[arg-type]

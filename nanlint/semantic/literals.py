@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from nanlint.source.walk import empty_module
+
 
 def number(expr: cst.BaseExpression | None) -> float | None:
     """The value of a numeric literal (``1``, ``1.``, ``1e-10``, ``-0.5``, ``(2)``), else None."""
@@ -58,7 +60,6 @@ def terms(expr: cst.BaseExpression, ctx=None, scope=None) -> list[tuple[int, cst
     return [(1, expr)]
 
 
-_EMPTY = cst.Module([])
 
 
 def normalized(expr: cst.BaseExpression) -> str:
@@ -66,7 +67,7 @@ def normalized(expr: cst.BaseExpression) -> str:
     operands are the same expression when their normalized texts are equal."""
     if getattr(expr, "lpar", None):
         expr = expr.with_changes(lpar=[], rpar=[])
-    return "".join(_EMPTY.code_for_node(expr).split())
+    return "".join(empty_module().code_for_node(expr).split())
 
 
 def same(a: cst.BaseExpression | None, b: cst.BaseExpression | None) -> bool:

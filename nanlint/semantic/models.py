@@ -34,7 +34,7 @@ CALL_METHODS = ("forward", "call", "__call__")
 APPLY_METHODS = frozenset({"apply", "predict", "predict_on_batch", "__call__", "forward"})
 LAYERS = frozenset(LAYER_ACTIVATION) | {o.DENSE_LAYER, o.ACTIVATION_LAYER}
 
-Output = list[tuple["Model", cst.BaseExpression, Scope, str]]
+Output = list[tuple["Model", "cst.BaseExpression", Scope, str]]
 
 
 def activation(ctx: "Model", layer: "OpCall") -> str | None:

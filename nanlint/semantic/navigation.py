@@ -122,17 +122,17 @@ def variable_names_in(ctx: FileContext, node: cst.CSTNode) -> dict[str, list[cst
     """:func:`variable_names` of the subtree ``node`` only (a function's body), not memoised:
     for a question about one function, where the whole file's would cost a walk of the module."""
     found: dict[str, list[cst.Name]] = {}
-    _NameCollector(found, ctx).on_visit(node)
+    _NameCollector(found, ctx).walk(node)
     return found
 
 
 def _collectvariable_names(ctx: FileContext) -> dict[str, list[cst.Name]]:
     found: dict[str, list[cst.Name]] = {}
-    _NameCollector(found, ctx).on_visit(ctx.module)
+    _NameCollector(found, ctx).walk(ctx.module)
     return found
 
 
-class _NameCollector(FastVisitor, cst.CSTVisitor):
+class _NameCollector(FastVisitor):
     def __init__(self, out: dict[str, list[cst.Name]], ctx: FileContext) -> None:
         self.out, self.ctx = out, ctx
 

@@ -8,13 +8,16 @@ from inside a ``visit_X`` -- but walks the children itself, in libcst's own
 order, and skips the fields that hold only formatting (whitespace, parentheses,
 commas), which no analysis visits.
 
-Mix it in first: ``class Index(FastVisitor, cst.CSTVisitor)``.  ``visit_X_attr``
-attribute hooks are not supported (nothing in nanlint uses them).
+Subclass it (``class Index(FastVisitor)``) and start with ``walk(node)``; inside a
+``visit_X``, ``self.walk(child)``.  It is not a ``cst.CSTVisitor`` (so that defining one does
+not load libcst); ``visit_X_attr`` attribute hooks are not supported (nothing in nanlint uses
+them).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 
 import libcst as cst
@@ -62,12 +65,9 @@ def _is_node(kind: type) -> bool:
 class FastVisitor:
     """Replaces libcst's rebuilding traversal for a read-only visitor."""
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
+    def walk(self, node: cst.CSTNode) -> None:
+        """Visit ``node`` and what it holds: ``visit_X``, the children, ``leave_X``."""
         self._walk(node)
-        return False  # libcst then calls on_leave, which does nothing: _walk left it already
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        pass
 
     def _walk(self, node: cst.CSTNode) -> None:
         key = (type(self), type(node))
@@ -93,7 +93,36 @@ class FastVisitor:
             leave(self, node)
 
 
+class _Names(FastVisitor):
+    def __init__(self) -> None:
+        self.found: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.found.add(node.value)
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Every name written under ``node`` (read, bound, attribute and keyword names alike)."""
+    collector = _Names()
+    collector.walk(node)
+    return collector.found
+
+
 _ALL_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+@functools.lru_cache(maxsize=None)
+def empty_module() -> cst.Module:
+    """An empty module, for ``code_for_node`` of a node outside any module."""
+    return cst.Module([])
+
+
+@functools.lru_cache(maxsize=None)
+def node_types(*names: str) -> tuple[type, ...]:
+    """libcst's node classes of these names, for ``isinstance``: a module-level tuple of them
+    would load libcst with nanlint, which a run that parses nothing (a warm run, ``--version``)
+    never needs (``nanlint/__init__.py`` loads it lazily)."""
+    return tuple(getattr(cst, name) for name in names)
 
 
 def parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
