@@ -7,6 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from nanlint.fix import fixes
+from nanlint.source.walk import names_in
 from nanlint.semantic.context import FileContext, OpCall
 from nanlint.semantic.resolve import Scope
 from nanlint.vocabulary.ops import Fn, Framework
@@ -125,12 +126,3 @@ def role_of(f: Fn, a: cst.Arg, i: int) -> str | None | bool:
     return False
 
 
-def names_in(node: cst.CSTNode) -> set[str]:
-    names: set[str] = set()
-
-    class _V(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            names.add(n.value)
-
-    node.visit(_V())
-    return names

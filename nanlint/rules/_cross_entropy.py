@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 import libcst as cst
 from nanlint.fix import fixes
+from nanlint.source.walk import names_in
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.context import OpCall
 from nanlint.rules.context import RuleContext
@@ -98,17 +99,7 @@ def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
 def _names(ctx: RuleContext) -> frozenset[str]:
     """Every name written in the file: a new name must shadow none (not even a global a
     function reads before the line the binding goes on, which would make it local there)."""
-
-    class Names(cst.CSTVisitor):
-        def __init__(self) -> None:
-            self.found: set[str] = set()
-
-        def visit_Name(self, node: cst.Name) -> None:  # noqa: N802 - libcst's name
-            self.found.add(node.value)
-
-    names = Names()
-    ctx.module.visit(names)
-    return frozenset(names.found)
+    return frozenset(names_in(ctx.module))
 
 
 def bind_logits(ctx: RuleContext, fix: fixes.Fix | None, softmax: OpCall, site: cst.CSTNode) -> fixes.Fix | None:
