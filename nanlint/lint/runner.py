@@ -361,6 +361,7 @@ def run(files: Sequence[Path], linter_for: Callable[[Path], Linter], fix: bool, 
                     and "fork" in _start_methods():
                 stats.jobs = jobs
                 _WORK, _MODE = work, (fix, unsafe, write)
+                walk.load_libcst()  # before the fork: the workers share one import of it
                 try:  # biggest first, so that the pool's last tasks are small ones
                     done = _run_parallel(sorted(range(len(work)), key=lambda k: -len(work[k][1])), jobs,
                                          lambda k, result: _checked(finish(k, result)))

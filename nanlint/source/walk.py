@@ -111,6 +111,12 @@ def names_in(node: cst.CSTNode) -> set[str]:
 _ALL_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
+def load_libcst() -> None:
+    """Import libcst now (it is loaded on first use, ``nanlint/__init__.py``): a process about
+    to fork workers that will parse does it once for them all."""
+    cst.Module  # noqa: B018 - the first attribute read loads it
+
+
 @functools.lru_cache(maxsize=None)
 def empty_module() -> cst.Module:
     """An empty module, for ``code_for_node`` of a node outside any module."""
