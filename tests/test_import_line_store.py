@@ -97,3 +97,5 @@ def test_a_record_reads_back_as_the_scan():
     lines = modules._import_lines(text)
     assert lines and modules._from_record(json.loads(json.dumps(modules.line_record(lines)))) == lines
     assert modules._from_record([[0, "m", None, ["m"], []]]) is None  # attributes for each bound name
+    assert modules._from_record([[0, "m", None, [3], [[]]]]) is None  # names are strings
+    assert modules._from_record([[True, "m", ["a"], ["a"], [["f", 1]]]]) is None

@@ -262,6 +262,10 @@ def import_lines(text: str) -> list[tuple]:
 _KNOWN = ("known lines",)  # the memo's entry for the import lines of earlier runs
 
 
+def _strings(value) -> bool:
+    return type(value) is list and all(type(v) is str for v in value)
+
+
 def line_record(lines: list[tuple]) -> list:
     """:func:`import_lines`' result as JSON-able data (its sets as sorted lists)."""
     return [[level, module, names, bound, [sorted(a) for a in attrs]] for level, module, names, bound, attrs in lines]
@@ -275,8 +279,9 @@ def _from_record(record) -> list[tuple] | None:
     out = []
     try:
         for level, module, names, bound, attrs in record:
-            if not (isinstance(level, int) and isinstance(module, str) and isinstance(bound, list)
-                    and (names is None or isinstance(names, list)) and len(attrs) == len(bound)):
+            if not (type(level) is int and isinstance(module, str) and _strings(bound)
+                    and (names is None or _strings(names)) and len(attrs) == len(bound)
+                    and all(_strings(a) for a in attrs)):
                 return None
             out.append((level, module, names, bound, [frozenset(a) for a in attrs]))
     except (TypeError, ValueError):
