@@ -612,5 +612,8 @@ def test_a_large_framework_file_is_reduced_to_the_statements_that_can_hold_a_fin
     [finding] = result.findings
     assert result.reduced and finding.code == "NAN101" and finding.start == (25_007, 12)
     write(tmp_path / "weights.py", source)
-    code, out, err = run_cli("--fix", "weights.py", "--no-cache")
-    assert code != 0 and "too large to fix" in err and (tmp_path / "weights.py").read_bytes() == source
+    code, out, err = run_cli("--fix", "weights.py", "--no-cache")  # its fix is unsafe: not applied
+    assert code == 1 and err == "" and (tmp_path / "weights.py").read_bytes() == source
+    code, out, err = run_cli("--fix", "--unsafe-fixes", "weights.py", "--no-cache")  # tests/test_large_fixes.py
+    assert code == 0 and (tmp_path / "weights.py").read_bytes() == source.replace(b"torch.log(p)",
+                                                                                  b"F.log_softmax(z, -1)")

@@ -9,11 +9,12 @@ import libcst as cst
 from nanlint.fix import fixes as fixes_mod
 from nanlint.findings import PARSE_ERROR, Edit, FileResult, Finding
 from nanlint.lint import noqa as noqa_mod
-from nanlint.lint import notebook
+from nanlint.lint import large_fix, notebook
 from nanlint.source.noqa import ALL as NOQA_ALL, file_directive, matches
 from nanlint.rules.context import RawFinding, RuleContext
 from nanlint.rules.base import Rule, all_rules
 from nanlint.lint.site_filter import SiteFilter
+from nanlint.source import large
 from nanlint.source.syntax import Checked, NestingTooDeep, parse, parse_error_message, precheck
 
 MAX_FIX_PASSES = 10
@@ -164,7 +165,7 @@ class Linter:
                 result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
                 crashes = ctx.crashes
             else:
-                crashes = self._lint_pieces(pieces, path, result)
+                crashes = self._lint_pieces(pieces, path, result, checked.tree)
         except _Unparsable as exc:  # a window of a large file
             result.findings = []
             return self._unparsable(result, exc.error, checked, source, path)
@@ -180,13 +181,23 @@ class Linter:
                 "those rules' findings in this file are missing; please report it"  # type: ignore[attr-defined]
         return result
 
-    def _lint_pieces(self, pieces: list[tuple[str, list[int]]], path: str, result: FileResult) -> list[str]:
+    def _lint_pieces(self, pieces: list[tuple[str, list[int]]], path: str, result: FileResult,
+                     tree) -> list[str]:
         """A large file's findings from its reduced text, or from each of its windows
-        (:mod:`nanlint.source.large`), in the file's lines; no fix on a partial tree.  A
+        (:mod:`nanlint.source.large`), in the file's lines, with the edits that mean the same
+        in the file (:mod:`nanlint.lint.large_fix`; ``tree``: the file's Skeleton).  A
         statement in two windows (one binds what the other reads) is reported once."""
         crashes: list[str] = []
         seen: set[tuple] = set()
+        bound: list[frozenset[str]] = []
+
+        def file_binds() -> frozenset[str]:
+            if not bound:
+                bound.append(large.module_binds(tree))
+            return bound[0]
+
         for text, rows in pieces:
+            piece = large_fix.Piece(text, rows, file_binds)
             try:
                 module = parse(text, None)
             except Exception as exc:  # noqa: BLE001 - reported as the file's parse error
@@ -197,7 +208,7 @@ class Linter:
             crashes.extend(c for c in ctx.crashes if c not in crashes)
             for f in (self._to_finding(ctx, f) for f in raw):
                 f.start, f.end = (rows[f.start[0] - 1], f.start[1]), (rows[f.end[0] - 1], f.end[1])
-                f.edits = []
+                f.edits = (piece.to_file(f.edits) or []) if f.edits else []
                 key = (f.code, f.start, f.end, f.message)
                 if key not in seen:
                     seen.add(key)
@@ -240,11 +251,8 @@ class Linter:
             if site_filter and self.cannot_report(checked, path):
                 return FileResult(path, skipped=True)
             if self._reduced(checked, source) is not None:  # its tree would not hold the whole file
-                result = self.lint_source(source, path, site_filter)
-                if any(f.fix_applicability in (fixes_mod.SAFE, fixes_mod.UNSAFE) for f in result.findings):
-                    result.error = result.error or f"{path}: too large to fix ({len(source) // 1_000_000} MB): " \
-                        "linted, no fix applied"
-                return result
+                return large_fix.fix_text(source, path, lambda text: self.lint_source(text, path, site_filter),
+                                          unsafe, MAX_FIX_PASSES, lambda text: precheck(text).rejected is None)
             module = parse(source, checked)
         except Exception:  # noqa: BLE001
             return self.lint_source(source, path, site_filter)

@@ -9,8 +9,8 @@ reach a use through names) are kept, with a map from each kept line to its line
 in the file, so findings are reported where they are (the kept lines are
 unchanged, and so are their columns).  The names a kept statement reads come
 from compiling the kept text again (at most ``MAX_KEPT`` characters), not from
-a tree of the whole file.  Fixes are not offered on a reduced file: its other
-statements are not in the tree.
+a tree of the whole file.  A fix's edits in the kept lines are the same edits in the file
+(:mod:`nanlint.lint.large_fix` moves them to the file's lines and applies them to its text).
 
 A file no reduction shrinks below ``MAX_KEPT`` (a generated module whose every statement
 holds an op) is analysed in windows (:func:`windows`): consecutive groups of its
@@ -170,6 +170,22 @@ def _reads(text: str, spans: list[tuple[int, int]]) -> set[str]:
         parts.append(part if part.endswith(("\n", "\r")) else part + "\n")
     tree = compile("".join(parts), "<nanlint>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def module_binds(tree: ast.Module) -> frozenset[str]:
+    """The names the file's top-level statements other than imports bind (:func:`binds`),
+    and those a ``global`` statement names anywhere in it (``tree``: a Skeleton or CPython's
+    tree of the file's text)."""
+    out: set[str] = set()
+    for names in _statements(tree)[3]:
+        out.update((names,) if isinstance(names, str) else names)
+    text = getattr(tree, "text", None)
+    if text is not None:
+        out.update(n for m in _GLOBAL.finditer(text) for n in re.findall(r"\w+", m.group(1)))
+    return frozenset(out)
+
+
+_GLOBAL = re.compile(r"^[ \t]*global[ \t]+([\w, \t]+)", re.MULTILINE)
 
 
 def binds(stmt: ast.stmt) -> set[str]:
