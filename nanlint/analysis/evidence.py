@@ -11,7 +11,7 @@ import libcst as cst
 
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.context import FileContext
-from nanlint.analysis.guards import constant, terms
+from nanlint.analysis.guards import casts, constant, terms
 from nanlint.semantic.reach import CALL, MODEL, MODULE, PARAM
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import normalized
@@ -272,7 +272,10 @@ def excludes_zero(ctx: FileContext, node: cst.CSTNode, expr: cst.BaseExpression,
     """The code keeps ``expr`` away from 0 where ``node`` runs: an early return or raise on it
     being 0 (:func:`returns_early`), or a branch that runs only when it is not:
     ``if std <= 0: ... else: log(std)``, ``if n > 0: s / n``, ``0 if n == 0 else s / n``
-    (``expr`` written alike, or the value a name of it is assigned)."""
+    (``expr`` written alike, or the value a name of it is assigned), and the graph's own
+    branch, a function given to ``cond``: ``cond(any(m), lambda: s / sum(m), lambda: 0.0)``
+    (``tf.cond``, ``keras.ops.cond``, ``torch.cond``; not ``jax.lax.cond``, which ``vmap``
+    turns into a select that runs both branches)."""
     return returns_early(ctx, node, expr, scope) or _in_nonzero_branch(ctx, node, expr, scope)
 
 
@@ -284,8 +287,38 @@ def _in_nonzero_branch(ctx: FileContext, node: cst.CSTNode, expr: cst.BaseExpres
                 return True
             if child is parent.orelse and _zero_test(ctx, parent.test, expr, scope):
                 return True
+        if isinstance(parent, cst.Lambda) and _cond_branch(ctx, parent, expr, scope):
+            return True
         child, parent = parent, ctx.parent(parent)
     return False
+
+
+def _cond_branch(ctx: FileContext, fn: cst.Lambda, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """``fn`` is the branch of a ``cond`` that runs only when ``expr`` is not 0: the first
+    branch under a test that it is not (``n > 0``, ``any(m)`` of a sum or mean of ``m``), or
+    the second under one that it is (``n == 0``)."""
+    arg = ctx.parent(fn)
+    holder = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    call = ctx.op_call(holder, scope) if isinstance(holder, cst.Call) else None
+    if call is None or call.op != o.COND or call.value("cond") is None or call.framework.name == "jax":
+        return False  # jax.lax.cond under vmap is a select: both branches run, the trap is a where's
+    test = call.value("cond")
+    if call.value("then") is fn:
+        return _nonzero_test(ctx, test, expr, scope) or _some_of(ctx, test, expr, scope)
+    return call.value("orelse") is fn and _zero_test(ctx, test, expr, scope)
+
+
+def _some_of(ctx: FileContext, test: cst.BaseExpression, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """``test`` is ``any(m)`` and ``expr`` a sum or mean of ``m`` (through a cast): not 0 then."""
+    found = ctx.op_of(test, scope, o.ANY)
+    total = ctx.op_of(expr, scope, o.SUM, o.MEAN)
+    if found is None or total is None or found[0].x is None or total[0].x is None:
+        return False
+    inner = total[0].x
+    cast = ctx.op_call(ctx.resolve(inner, scope).expr, scope)  # sum(m), m = cast(scores > 0.5)
+    if cast is not None and cast.op == o.SHAPE and casts(cast) and cast.x is not None:
+        inner = cast.x
+    return _alike(ctx, found[0].x, inner, scope)
 
 
 def _alike(ctx: FileContext, a: cst.BaseExpression, expr: cst.BaseExpression, scope: Scope) -> bool:

@@ -50,6 +50,8 @@ IS_FINITE = "is_finite"
 IS_NAN = "is_nan"
 NAN_TO_NUM = "nan_to_num"
 WHERE = "where"
+COND = "cond"  # cond(pred, then_fn, else_fn): a branch in the graph; roles cond, then, orelse
+ANY = "any"  # whether some element is true (a reduction of a mask)
 MASKED_FILL = "masked_fill"
 MASKED_FILL_INPLACE = "masked_fill_inplace"  # x.masked_fill_(m, v): fills x itself
 FINFO = "finfo"  # torch.finfo(dtype), jnp.finfo(dtype): a float dtype's limits (.min, .max, .eps, .tiny)
@@ -169,7 +171,7 @@ def with_implying(ops: frozenset[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-ROLES = frozenset({"x", "y", "axis", "keepdims", "lo", "hi", "cond", "labels", "logits",
+ROLES = frozenset({"x", "y", "axis", "keepdims", "lo", "hi", "cond", "then", "orelse", "labels", "logits",
                    "ord", "eps", "value", "reduction", "lr", "epsilon", "dtype",
                    "activation", "inputs", "outputs", "layers", "rate", "keep_prob", "training", "deterministic"})
 

@@ -92,6 +92,8 @@ torch("logsumexp special.logsumexp", fn(o.LOGSUMEXP, "input:x dim:axis keepdim:k
 torch("logaddexp", fn(o.LOGADDEXP, "input:x other:y"), method="other:y")
 torch("sum", fn(o.SUM, "input:x dim:axis keepdim:keepdims", kwonly="dtype"),
       method="dim:axis keepdim:keepdims")
+torch("any", fn(o.ANY, "input:x dim:axis keepdim:keepdims"), method="dim:axis keepdim:keepdims")
+torch("cond", fn(o.COND, "pred:cond true_fn:then false_fn:orelse operands"))
 torch("mean", fn(o.MEAN, "input:x dim:axis keepdim:keepdims", kwonly="dtype"),
       method="dim:axis keepdim:keepdims")
 # torch.std(x, dim, unbiased/correction): with one element and correction 1 it is NaN, not 0
