@@ -77,3 +77,24 @@ def test_tf_cond_keeps_value_and_gradient_finite_on_an_empty_mask():
         bare = tf.reduce_sum(values * mask) / tf.reduce_sum(mask)
     assert float(safe) == 0.0 and np.all(np.isfinite(tape.gradient(safe, values).numpy()))
     assert np.isnan(float(bare)) and np.all(np.isnan(tape.gradient(bare, values).numpy()))  # what it guards
+
+
+TORCH_IF = """\
+    import torch
+
+    def loss(x, scores):
+        m = (scores > 0.5).float()
+        if m.any():
+            a = (x * m).sum() / m.sum()
+        else:
+            a = x.sum() * 0
+        if not torch.any(m):
+            return a
+        return a + (x * m).sum() / m.sum()
+"""
+
+
+def test_an_if_on_any_of_the_mask_guards_its_sum_too():
+    assert _codes(TORCH_IF) == []
+    bare = TORCH_IF.replace("if m.any():", "if x.any():").replace("if not torch.any(m):", "if not torch.any(x):")
+    assert _codes(bare) == [("NAN401", 6), ("NAN401", 11)]

@@ -304,7 +304,7 @@ def _cond_branch(ctx: FileContext, fn: cst.Lambda, expr: cst.BaseExpression, sco
         return False  # jax.lax.cond under vmap is a select: both branches run, the trap is a where's
     test = call.value("cond")
     if call.value("then") is fn:
-        return _nonzero_test(ctx, test, expr, scope) or _some_of(ctx, test, expr, scope)
+        return _nonzero_test(ctx, test, expr, scope)
     return call.value("orelse") is fn and _zero_test(ctx, test, expr, scope)
 
 
@@ -314,11 +314,12 @@ def _some_of(ctx: FileContext, test: cst.BaseExpression, expr: cst.BaseExpressio
     total = ctx.op_of(expr, scope, o.SUM, o.MEAN)
     if found is None or total is None or found[0].x is None or total[0].x is None:
         return False
-    inner = total[0].x
-    cast = ctx.op_call(ctx.resolve(inner, scope).expr, scope)  # sum(m), m = cast(scores > 0.5)
-    if cast is not None and cast.op == o.SHAPE and casts(cast) and cast.x is not None:
-        inner = cast.x
-    return _alike(ctx, found[0].x, inner, scope)
+    mask, summed = found[0].x, total[0].x
+    if _alike(ctx, mask, summed, scope):
+        return True
+    cast = ctx.op_call(ctx.resolve(summed, scope).expr, scope)  # sum(m), m = cast(scores > 0.5)
+    return cast is not None and cast.op == o.SHAPE and casts(cast) and cast.x is not None \
+        and _alike(ctx, mask, cast.x, scope)
 
 
 def _alike(ctx: FileContext, a: cst.BaseExpression, expr: cst.BaseExpression, scope: Scope) -> bool:
@@ -328,9 +329,10 @@ def _alike(ctx: FileContext, a: cst.BaseExpression, expr: cst.BaseExpression, sc
 
 
 def _nonzero_test(ctx: FileContext, test: cst.BaseExpression, expr: cst.BaseExpression, scope: Scope) -> bool:
-    """``expr > 0``, ``expr != 0``, ``expr >= 1``, ``0 < expr``: true only when ``expr`` is not 0."""
+    """``expr > 0``, ``expr != 0``, ``expr >= 1``, ``0 < expr``, ``any(m)`` of ``expr = sum(m)``:
+    true only when ``expr`` is not 0."""
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
-        return False
+        return _some_of(ctx, test, expr, scope)
     left, target = test.left, test.comparisons[0]
     op, right = target.operator, target.comparator
     if constant(ctx, left, scope) is not None and constant(ctx, right, scope) is None:
@@ -346,7 +348,7 @@ def _nonzero_test(ctx: FileContext, test: cst.BaseExpression, expr: cst.BaseExpr
 
 def _zero_test(ctx: FileContext, test: cst.BaseExpression, expr: cst.BaseExpression, scope: Scope) -> bool:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return _alike(ctx, test.expression, expr, scope)
+        return _alike(ctx, test.expression, expr, scope) or _some_of(ctx, test.expression, expr, scope)
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return False
     target = test.comparisons[0]
