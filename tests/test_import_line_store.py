@@ -7,28 +7,9 @@ import textwrap
 from pathlib import Path
 
 from nanlint.semantic import modules
+from test_project_modules import MODEL_LOGITS, MODEL_SOFTMAX as MODEL, TRAIN as _TRAIN, write as _write
 
-MODEL = """\
-    import tensorflow as tf
-
-    def predict_proba(x, w):
-        return tf.nn.softmax(tf.matmul(x, w))
-"""
-MODEL_LOGITS = MODEL.replace("tf.nn.softmax(tf.matmul(x, w))", "tf.matmul(x, w)")
-TRAIN = """\
-    import tensorflow as tf
-    from .model import predict_proba
-
-    def loss(x, w, y):
-        return -tf.reduce_sum(y * tf.log(predict_proba(x, w)))
-"""
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
+TRAIN = _TRAIN.format(source=".model")
 
 
 def _run(run_cli, tmp_path, monkeypatch, *paths) -> tuple[list[str], int]:
