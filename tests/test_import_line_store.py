@@ -80,3 +80,21 @@ def test_a_record_reads_back_as_the_scan():
     assert modules._from_record([[0, "m", None, ["m"], []]]) is None  # attributes for each bound name
     assert modules._from_record([[0, "m", None, [3], [[]]]]) is None  # names are strings
     assert modules._from_record([[True, "m", ["a"], ["a"], [["f", 1]]]]) is None
+
+
+def test_the_store_keeps_the_most_recent_records(tmp_path, monkeypatch):
+    from nanlint.lint import cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "MAX_IMPORT_RECORDS", 3)
+    cache = cache_mod.Cache(tmp_path / "cache")
+    lines = cache.import_lines()
+    assert lines == {}
+    lines.update({f"d{k}": [] for k in range(5)})
+    cache.store_import_lines(lines)
+    again = cache_mod.Cache(tmp_path / "cache")
+    assert list(again.import_lines()) == ["d2", "d3", "d4"]
+    [stored] = (tmp_path / "cache").rglob("imports-*.json")
+    before = stored.stat()
+    again.store_import_lines(again.import_lines())  # nothing added: not written again
+    after = stored.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)

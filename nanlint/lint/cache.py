@@ -32,7 +32,7 @@ from nanlint import __version__
 
 DIRNAME = ".nanlint_cache"
 SCHEMA = 1
-MAX_IMPORT_RECORDS = 50_000  # texts whose import lines are kept (about 1 KB each)
+MAX_IMPORT_RECORDS = 20_000  # texts whose import lines are kept (about 0.5 KB each: ~10 MB at most)
 
 
 def _package_stamp() -> str:
