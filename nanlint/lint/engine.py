@@ -137,18 +137,19 @@ class Linter:
         return finding
 
     # --- public -----------------------------------------------------------------
-    def lint_source(self, source: bytes, path: str, site_filter: bool = True) -> FileResult:
+    def lint_source(self, source: bytes, path: str, site_filter: bool = True,
+                    checked: Checked | None = None) -> FileResult:
         """The findings of one file.  ``site_filter``: skip the libcst parse of a file
-        where no rule can report (:meth:`cannot_report`); off only to test that."""
+        where no rule can report (:meth:`cannot_report`); off only to test that.
+        ``checked``: the source's :func:`precheck`, when the caller has it."""
         if path.endswith(".ipynb"):
             try:
                 return notebook.lint(self, source, path)
             except Exception as exc:  # noqa: BLE001 - a malformed notebook must not stop the run
                 return FileResult(path, error=f"{path}: cannot read notebook ({_one_line(exc)})")
         result = FileResult(path)
-        checked = None
         try:
-            checked = precheck(source)
+            checked = checked if checked is not None else precheck(source)
             result.opt_in = [r.code for r in self.not_run if r.wanted(checked.text)]
             if site_filter and self.cannot_report(checked, path):
                 result.skipped = True
@@ -251,8 +252,9 @@ class Linter:
             if site_filter and self.cannot_report(checked, path):
                 return FileResult(path, skipped=True)
             if self._reduced(checked, source) is not None:  # its tree would not hold the whole file
-                return large_fix.fix_text(source, path, lambda text: self.lint_source(text, path, site_filter),
-                                          unsafe, MAX_FIX_PASSES, lambda text: precheck(text).rejected is None)
+                return large_fix.fix_text(source, checked, path,
+                                          lambda text, check: self.lint_source(text, path, site_filter, check),
+                                          unsafe, MAX_FIX_PASSES, precheck)
             module = parse(source, checked)
         except Exception:  # noqa: BLE001
             return self.lint_source(source, path, site_filter)

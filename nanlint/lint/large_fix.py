@@ -152,14 +152,15 @@ def chosen(findings: list[Finding], unsafe: bool) -> list[Finding]:
     return out
 
 
-def fix_text(source: bytes, path: str, lint: Callable[[bytes], FileResult], unsafe: bool, passes: int,
-             parses: Callable[[bytes], bool]) -> FileResult:
-    """Fix a large file by its findings' edits, pass after pass (``lint`` gives a text's
-    result, ``parses`` whether CPython accepts it); the last pass's findings are the result."""
+def fix_text(source: bytes, checked, path: str, lint: Callable, unsafe: bool, passes: int,
+             precheck: Callable) -> FileResult:
+    """Fix a large file by its findings' edits, pass after pass (``lint(text, checked)`` gives a
+    text's result, ``precheck(text)`` CPython's check of it, ``checked`` the source's); the last
+    pass's findings are the result."""
     current = source
     applied: dict[str, int] = {}
     for _ in range(passes):
-        result = lint(current)
+        result = lint(current, checked)
         if result.error is not None or not result.findings:
             break
         picked = chosen(result.findings, unsafe)
@@ -172,9 +173,10 @@ def fix_text(source: bytes, path: str, lint: Callable[[bytes], FileResult], unsa
         new = apply(text, [e for f in picked for e in f.edits]).encode("utf-8")
         if new == current:
             break
-        if not parses(new):
+        checked = precheck(new)
+        if checked.rejected is not None:
             codes = ", ".join(sorted({f.code for f in picked}))
-            out = lint(source)
+            out = lint(source, None)
             out.error = f"{path}: fix for {codes} produced code that does not parse; file left unchanged, " \
                 "please report it"
             return out
@@ -182,7 +184,7 @@ def fix_text(source: bytes, path: str, lint: Callable[[bytes], FileResult], unsa
             applied[f.code] = applied.get(f.code, 0) + 1
         current = new
     else:
-        out = lint(source)
+        out = lint(source, None)
         out.error = f"{path}: fixes did not reach a fixpoint after {passes} passes; file left unchanged, " \
             "please report it"
         return out
