@@ -24,6 +24,20 @@ if TYPE_CHECKING:
 ALL_FRAMEWORKS = ("tensorflow", "keras", "torch", "jax")
 
 
+_FOUND: list = [None, {}]  # the last text asked about, and which needles it holds
+
+
+def _contains(text: str, needle: str) -> bool:
+    """``needle in text``, remembered for the last text: the rules' ``needs`` share words
+    (``log``, ``sum``), and a 10 MB text took 3.5 ms per scan, hundreds of scans per file."""
+    if _FOUND[0] is not text:
+        _FOUND[:] = [text, {}]
+    found = _FOUND[1].get(needle)
+    if found is None:
+        found = _FOUND[1][needle] = needle in text
+    return found
+
+
 class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
@@ -70,7 +84,7 @@ class Rule:
     def wanted(self, text: str) -> bool:
         if not self.needs:
             return True
-        hits = (needle in text for needle in self.needs)
+        hits = (_contains(text, needle) for needle in self.needs)
         return all(hits) if self.needs_all else any(hits)
 
     def can_report(self, present: frozenset[str]) -> bool:
