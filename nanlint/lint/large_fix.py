@@ -22,6 +22,7 @@ import ast
 import builtins
 import keyword
 import re
+from functools import cached_property
 from typing import Callable
 
 from nanlint.findings import Edit, FileResult, Finding
@@ -38,9 +39,14 @@ class Piece:
 
     def __init__(self, text: str, rows: list[int], file_binds: Callable[[], frozenset[str]]) -> None:
         self.text, self.rows, self._file_binds = text, rows, file_binds
-        self.lines = _LINE.findall(text)
-        self.imported = _imported(text)
-        self.words = frozenset(WORD.findall(text))
+
+    @cached_property  # read only for a finding with edits: a window without one pays nothing
+    def imported(self) -> frozenset[str]:
+        return _imported(self.text)
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        return frozenset(WORD.findall(self.text))
 
     def to_file(self, edits: list[Edit]) -> list[Edit] | None:
         """``edits`` (one finding's, in the piece's lines) in the file's lines; None when one
