@@ -118,3 +118,12 @@ def test_two_findings_adding_the_same_import_add_it_once():
     fixed = result.fixed_source.decode()
     assert result.fixed == 2 and fixed.count("import jax\n") == 1 and fixed.count("jax.nn.softplus") == 2
     assert json.dumps(result.fixed_codes) == '{"NAN106": 2}'
+
+
+def test_a_byte_order_mark_stays_and_does_not_shift_the_first_line():
+    first = "import torch; y = torch.log(torch.softmax(torch.ones(3), -1))\n"
+    source = b"\xef\xbb\xbf" + (first + "WEIGHTS = {\n" + WEIGHTS + "}\n").encode()
+    result = _default().fix_source(source, "big.py", unsafe=False)
+    assert result.error is None and result.fixed == 1
+    assert result.fixed_source == source.replace(b"torch.log(torch.softmax(torch.ones(3), -1))",
+                                                 b"torch.log_softmax(torch.ones(3), -1)")

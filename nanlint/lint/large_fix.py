@@ -172,11 +172,12 @@ def fix_text(source: bytes, checked, path: str, lint: Callable, unsafe: bool, pa
         picked = chosen(result.findings, unsafe)
         if not picked:
             break
+        bom = b"\xef\xbb\xbf" if current.startswith(b"\xef\xbb\xbf") else b""  # columns count without it
         try:
-            text = current.decode("utf-8")
+            text = current[len(bom):].decode("utf-8")
         except UnicodeDecodeError:
-            break
-        new = apply(text, [e for f in picked for e in f.edits]).encode("utf-8")
+            break  # another encoding: its columns are not this text's
+        new = bom + apply(text, [e for f in picked for e in f.edits]).encode("utf-8")
         if new == current:
             break
         checked = precheck(new)
