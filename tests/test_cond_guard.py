@@ -98,3 +98,27 @@ def test_an_if_on_any_of_the_mask_guards_its_sum_too():
     assert _codes(TORCH_IF) == []
     bare = TORCH_IF.replace("if m.any():", "if x.any():").replace("if not torch.any(m):", "if not torch.any(x):")
     assert _codes(bare) == [("NAN401", 6), ("NAN401", 11)]
+
+
+NAMED = """\
+    import tensorflow as tf
+
+    def loss(values):
+        n = tf.reduce_sum(tf.cast(values > 0, tf.float32))
+
+        def mean():
+            return tf.reduce_sum(values) / n
+
+        def zero():
+            return 0.0
+
+        return tf.cond(n > 0, mean, zero)
+"""
+
+
+def test_a_named_branch_is_read_like_a_lambda():
+    assert _codes(NAMED) == []
+    assert _codes(NAMED.replace("tf.cond(n > 0, mean, zero)", "tf.cond(n > 0, zero, mean)")) == [("NAN108", 7)]
+    # called elsewhere too: it may run where n is 0
+    assert _codes(NAMED.replace("return tf.cond(n > 0, mean, zero)",
+                                "return tf.cond(n > 0, mean, zero) + mean()")) == [("NAN108", 7)]

@@ -15,6 +15,7 @@ from nanlint.analysis.guards import casts, constant, terms
 from nanlint.semantic.reach import CALL, MODEL, MODULE, PARAM
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import normalized
+from nanlint.semantic.navigation import variable_names_in
 
 
 # --- how strong the evidence is that a value reaches 0 ------------------------------------------
@@ -290,7 +291,7 @@ def _in_nonzero_branch(ctx: FileContext, node: cst.CSTNode, expr: cst.BaseExpres
         if isinstance(parent, cst.Lambda) and _cond_branch(ctx, parent, expr, scope):
             return True
         child, parent = parent, ctx.parent(parent)
-    return False
+    return isinstance(parent, cst.FunctionDef) and _named_branch(ctx, parent, expr, scope)
 
 
 def _cond_branch(ctx: FileContext, fn: cst.Lambda, expr: cst.BaseExpression, scope: Scope) -> bool:
@@ -300,12 +301,40 @@ def _cond_branch(ctx: FileContext, fn: cst.Lambda, expr: cst.BaseExpression, sco
     arg = ctx.parent(fn)
     holder = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
     call = ctx.op_call(holder, scope) if isinstance(holder, cst.Call) else None
-    if call is None or call.op != o.COND or call.value("cond") is None or call.framework.name == "jax":
+    return call is not None and _runs_where_nonzero(ctx, call, lambda branch: branch is fn, expr, scope)
+
+
+def _named_branch(ctx: FileContext, fdef: cst.FunctionDef, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """``fdef`` is a nested function given by name as such a branch, in the scope that defines
+    it (``def true_fn(): return s / n`` ... ``tf.cond(n > 0, true_fn, false_fn)``), and given to
+    no other call there (then it could run anywhere)."""
+    own = scope
+    while own is not None and own.node is not fdef:
+        own = own.parent
+    outer = own.parent if own is not None else None
+    if outer is None or outer.kind != "function":
+        return False
+    name = fdef.name.value
+
+    def named(branch) -> bool:
+        return isinstance(branch, cst.Name) and branch.value == name
+
+    conds = [c for c in ctx.calls(o.COND) if c.scope is outer and any(named(c.value(r)) for r in ("then", "orelse"))]
+    given = sum(named(c.value(r)) for c in conds for r in ("then", "orelse"))
+    uses = variable_names_in(ctx, outer.node.body).get(name, ())  # every read of the name, the defs' excluded
+    if not conds or len(outer.bindings.get(name, ())) != 1 or len(uses) != given:
+        return False  # rebound, or read elsewhere (called, passed on): it may run where expr is 0
+    return all(_runs_where_nonzero(ctx, c, named, expr, scope) for c in conds)
+
+
+def _runs_where_nonzero(ctx: FileContext, call, is_branch, expr: cst.BaseExpression, scope: Scope) -> bool:
+    """``call`` is a ``cond`` whose branch ``is_branch`` picks runs only where ``expr`` is not 0."""
+    if call.op != o.COND or call.value("cond") is None or call.framework.name == "jax":
         return False  # jax.lax.cond under vmap is a select: both branches run, the trap is a where's
     test = call.value("cond")
-    if call.value("then") is fn:
+    if is_branch(call.value("then")):
         return _nonzero_test(ctx, test, expr, scope)
-    return call.value("orelse") is fn and _zero_test(ctx, test, expr, scope)
+    return is_branch(call.value("orelse")) and _zero_test(ctx, test, expr, scope)
 
 
 def _some_of(ctx: FileContext, test: cst.BaseExpression, expr: cst.BaseExpression, scope: Scope) -> bool:
