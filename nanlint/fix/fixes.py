@@ -15,7 +15,8 @@ from typing import Sequence
 
 import libcst as cst
 
-from nanlint.source.walk import node_types
+from nanlint.source.large import LINES
+from nanlint.source.walk import empty_module, node_types
 from nanlint.findings import APPLICABILITIES, DISPLAY_ONLY, SAFE, UNSAFE, allowed  # noqa: F401 - rules spell fixes.SAFE
 
 
@@ -110,7 +111,7 @@ def keep_parens(old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
 
 
 def _multiline(node: cst.CSTNode) -> bool:
-    return "\n" in cst.Module([]).code_for_node(node)
+    return "\n" in empty_module().code_for_node(node)
 
 
 def keep_layout(old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
@@ -246,6 +247,23 @@ def _replace_class() -> type:
 def replaced(tree: cst.CSTNode, mapping: dict[int, cst.CSTNode]) -> cst.CSTNode:
     """``tree`` with each node whose id is a key of ``mapping`` replaced (``restyle``d)."""
     return tree.visit(_replace_class()(mapping))  # type: ignore[return-value]
+
+
+def apply_text(text: str, edits) -> str:
+    """``text`` with ``edits`` (``findings.Edit``: 1-based rows and columns, in characters)
+    applied, the last first; a row past the end is the end."""
+    lines = LINES.findall(text)
+    starts = [0]
+    for ln in lines:
+        starts.append(starts[-1] + len(ln))
+
+    def offset(pos: tuple[int, int]) -> int:
+        row, col = pos
+        return len(text) if row > len(lines) else starts[row - 1] + col - 1
+
+    for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        text = text[:offset(e.start)] + e.content + text[offset(e.end):]
+    return text
 
 
 def apply(module: cst.Module, fixes: Sequence[Fix]) -> cst.Module:

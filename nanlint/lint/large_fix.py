@@ -26,9 +26,9 @@ from functools import cached_property
 from typing import Callable
 
 from nanlint.findings import Edit, FileResult, Finding
+from nanlint.fix import fixes
 
 WORD = re.compile(r"[A-Za-z_]\w*")
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")  # lines as CPython numbers them
 _KNOWN = frozenset(keyword.kwlist) | frozenset(dir(builtins))
 
 
@@ -51,17 +51,16 @@ class Piece:
     def to_file(self, edits: list[Edit]) -> list[Edit] | None:
         """``edits`` (one finding's, in the piece's lines) in the file's lines; None when one
         of them cannot be carried over (see the module)."""
+        imports = [_bound_by_imports(e.content) if e.start == e.end else None for e in edits]
         added: set[str] = set()
-        for e in edits:
-            if e.start == e.end:
-                bound = _bound_by_imports(e.content)
-                if bound is not None:
-                    if "*" in self.imported or not bound.isdisjoint(self._file_binds() | self.imported):
-                        return None  # the file may bind that name where the piece does not show
-                    added |= bound
+        for bound in imports:
+            if bound is not None:
+                if "*" in self.imported or not bound.isdisjoint(self._file_binds() | self.imported):
+                    return None  # the file may bind that name where the piece does not show
+                added |= bound
         out = []
-        for e in edits:
-            if not (e.start == e.end and _bound_by_imports(e.content) is not None):
+        for e, bound in zip(edits, imports):
+            if bound is None:
                 written = set(_code_only(e.content).split()) - _KNOWN
                 if not written <= self.words | added:
                     return None
@@ -124,22 +123,6 @@ def _code_only(content: str) -> str:
     return " ".join(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
 
 
-def apply(text: str, edits: list[Edit]) -> str:
-    """``text`` with ``edits`` (1-based rows and columns, in characters) applied."""
-    lines = _LINE.findall(text)
-    starts = [0]
-    for ln in lines:
-        starts.append(starts[-1] + len(ln))
-
-    def offset(pos: tuple[int, int]) -> int:
-        row, col = pos
-        return len(text) if row > len(lines) else starts[row - 1] + col - 1
-
-    for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
-        text = text[:offset(e.start)] + e.content + text[offset(e.end):]
-    return text
-
-
 def chosen(findings: list[Finding], unsafe: bool) -> list[Finding]:
     """The fixable findings whose edits overlap none taken before them, in order."""
     out: list[Finding] = []
@@ -177,7 +160,7 @@ def fix_text(source: bytes, checked, path: str, lint: Callable, unsafe: bool, pa
             text = current[len(bom):].decode("utf-8")
         except UnicodeDecodeError:
             break  # another encoding: its columns are not this text's
-        new = bom + apply(text, [e for f in picked for e in f.edits]).encode("utf-8")
+        new = bom + fixes.apply_text(text, [e for f in picked for e in f.edits]).encode("utf-8")
         if new == current:
             break
         checked = precheck(new)

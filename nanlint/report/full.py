@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import difflib
 
+from nanlint.fix.fixes import apply_text
+
 from nanlint.report._run import Run, fixes_text
 from nanlint.report.text import BOLD, CYAN, DIM, GREEN, RED, line, paint, summary
 
@@ -13,20 +15,7 @@ CONTEXT = 2
 
 def _apply(lines: list[str], edits) -> list[str]:
     """``lines`` with the edits applied (1-based row/column spans)."""
-    text = "\n".join(lines) + "\n"
-    starts = [0]
-    for ln in lines:
-        starts.append(starts[-1] + len(ln) + 1)
-
-    def offset(pos):
-        row, col = pos
-        if row - 1 >= len(lines):
-            return len(text)
-        return starts[row - 1] + col - 1
-
-    for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
-        text = text[:offset(e.start)] + e.content + text[offset(e.end):]
-    return text.splitlines()
+    return apply_text("\n".join(lines) + "\n", edits).splitlines()
 
 
 def _snippet(run: Run, f, lines: list[str]) -> list[str]:

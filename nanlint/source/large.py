@@ -31,6 +31,7 @@ MAX_KEPT = 1_000_000  # a reduction that keeps more than this is not worth it
 WINDOW = 250_000  # characters of statements per window of a file no reduction shrinks
 _DIRECTIVE = re.compile(r"^[^\S\r\n]*#[^\r\n]*?(noqa|coding[:=])", re.IGNORECASE | re.MULTILINE)
 _NEWLINE = re.compile(r"\r\n|\r|\n")  # CPython's line breaks (str.splitlines also breaks at \f, \x1c, ...)
+LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")  # a text's lines as CPython numbers them, each with its break
 
 
 def reduce(tree: ast.Module, text: str, names: frozenset[str]) -> tuple[str, list[int]] | None:

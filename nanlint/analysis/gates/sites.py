@@ -35,6 +35,7 @@ import ast
 import re
 from functools import lru_cache
 
+from nanlint.source.large import LINES
 from nanlint.source.ast_tree import chain_pairs, statements
 from nanlint.vocabulary import ops as o
 from nanlint.vocabulary import frameworks as fw_registry
@@ -49,7 +50,6 @@ _FLOAT = re.compile(r"(?<![\w.])(?:\d[\d_]*\.[\d_]*(?:[eE][-+]?\d[\d_]*)?|\.\d[\
 _SLASH = re.compile(r"(?<!/)/(?![/=])")
 _NEG_POW = re.compile(r"\*\*(?:[\s(]|\\\n)*-")  # ``** -0.5``, ``**(-1)``
 _POW_FLOAT = re.compile(r"\*\*(?:[\s(+]|\\\n)*(\.?\d[\d_.]*(?:[eE][-+]?[\d_]+)?)")  # ``** 0.5``, ``** (.5)``
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")  # lines as CPython numbers them
 _WALRUS = re.compile(r"([A-Za-z_]\w*)\s*:=\s*([A-Za-z_]\w*(?:" + _GAP + r"\." + _GAP + r"[A-Za-z_]\w*)*)")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
@@ -260,7 +260,7 @@ def _is_half(literal: str) -> bool:
 def _without(text: str, spans: list[tuple[int, int, int, int]]) -> str:
     """``text`` with the lines of the given statements (docstrings: examples in them
     are not code) blanked, when nothing else is on those lines."""
-    lines = _LINE.findall(text)
+    lines = LINES.findall(text)
     for l1, c1, l2, c2 in spans:
         if not (0 < l1 <= l2 <= len(lines)):
             continue
