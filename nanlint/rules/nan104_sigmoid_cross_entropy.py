@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from nanlint.source.walk import empty_module
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.semantic.context import OpCall
@@ -16,17 +15,10 @@ from nanlint.semantic.resolve import Scope
 from nanlint.rules.base import Rule
 from nanlint.rules._fused import log_sigmoid_fix
 from nanlint.rules._cross_entropy import outer_negation, product_with_log, signed_replacement, string
-from nanlint.semantic.literals import one_minus
+from nanlint.semantic.literals import normalized, one_minus
 from nanlint.analysis.targets import constant_target
 from nanlint.rules import _limits
 from nanlint.vocabulary import limits
-
-
-
-def text(expr: cst.BaseExpression) -> str:
-    if getattr(expr, "lpar", None):
-        expr = expr.with_changes(lpar=[], rpar=[])
-    return "".join(empty_module().code_for_node(expr).split())
 
 
 class SigmoidCrossEntropy(Rule):
@@ -77,10 +69,10 @@ class SigmoidCrossEntropy(Rule):
                 neg.append((sign, product.__class__(label, product.negated, log), found[0], merged, log))
         for sp, pp, sig_p, res_p, log_p in pos:
             for sn, pn, sig_n, res_n, log_n in neg:
-                if sp != sn or text(pp.label) != text(pn.label):
+                if sp != sn or normalized(pp.label) != normalized(pn.label):
                     continue
                 if sig_p is not sig_n and (sig_p.framework is not sig_n.framework or sig_p.x is None
-                                           or sig_n.x is None or text(sig_p.x) != text(sig_n.x)):
+                                           or sig_n.x is None or normalized(sig_p.x) != normalized(sig_n.x)):
                     continue
                 note = origin_note(ctx, res_p) or origin_note(ctx, res_n)
                 whole = len(chain) == 2

@@ -60,8 +60,6 @@ def terms(expr: cst.BaseExpression, ctx=None, scope=None) -> list[tuple[int, cst
     return [(1, expr)]
 
 
-
-
 def normalized(expr: cst.BaseExpression) -> str:
     """The code of ``expr`` without its outer parentheses and without whitespace: two
     operands are the same expression when their normalized texts are equal."""
