@@ -242,6 +242,9 @@ def stat_site(src: str) -> bool:
     "class N:\n    def __init__(self, s):\n        self.s = s\n    def f(self, x):\n        return x / self.s\nN(x.std())",
     "def f(x, s=None):\n    return x / s\nf(x, s=x.std().view(-1, 1))",
     "y = x / torch.div(a, b.std())",
+    "class P:\n    def __init__(self, xs):\n        self.k = len(xs) - 1\n    def f(self, x):\n"
+    "        return x / self.k",                      # the attribute that was set
+    "cache[i] = x.std()\ny = x / cache[0]",            # a container the statistic is stored in
 ])
 def test_statistic_denominator_sites(src):
     assert stat_site(src)
@@ -257,6 +260,11 @@ def test_statistic_denominator_sites(src):
     "y = beta1 ** step",                        # a power with no negative exponent
     "def f(s):\n    return x / s\ng(x.std())",     # a std passed to another function
     "y = (x - 1) * z / w",
+    # ``self.k = n - 1`` binds the attribute k, not self: another attribute is no statistic
+    # (issue 22: every diffusers pipeline sets one, and every ``x / self.a.b`` of it passed)
+    "class P:\n    def __init__(self, xs):\n        self.k = len(xs) - 1\n    def f(self, x):\n"
+    "        return x / self.vae.config.scaling_factor",
+    "cache[i] = len(xs) - 1\ny = x / i",              # an index is read, not bound
 ])
 def test_no_statistic_denominator_site(src):
     assert not stat_site(src)
@@ -309,6 +317,11 @@ from nanlint.analysis.gates import root_sites  # noqa: E402
     "def f(s):\n    return torch.sqrt(s)\nf(x.sum())",               # a parameter bound at a call site
     "from torch import sqrt as r\ny = r(s)",                        # a root under another name
     "from .utils import total\ny = torch.sqrt(total)",             # a project module's value: anything
+    "s = (a - b) * (a - b)\nd = torch.sqrt(s)",                     # b * b: a square
+    "q = dx ** 2\nd = torch.sqrt(q + dy ** 2)",                     # a sum of squares through a name
+    "import torch\nd = a - b\nn = torch.norm(d)",                   # a module's function: its argument
+    "import torch as T\nd = a - b\nn = T.norm(d)",
+    "from torch import *\nd = a - b\nn = thing.norm(d)",           # a star import: any name a module
 ])
 def test_root_sites(src):
     assert root_sites.root_site(ast.parse(src))
@@ -319,6 +332,15 @@ def test_root_sites(src):
     "y = 1 / math.sqrt(fan_in)",                                    # a name no sum or variance reaches
     "n = torch.linalg.norm(w)",                                     # a norm of a weight, not a difference
     "y = x ** 2",
+    # the roots the check does not read as a variance, a sum of squares or a square (issue 22:
+    # they made most model files reach libcst)
+    "y = torch.sqrt(running_var + eps)",                            # an epsilon under the root: the fix
+    "y = math.sqrt(2.0 * (layer_id + 1))",                          # a product of two values
+    "dim = dim * 2\ny = dim ** 0.5",
+    "y = torch.sqrt(torch.add(a, b))",                              # an add call: no sum of squares
+    "y = torch.sqrt(sigma ** 2 + 1)",                               # a constant term keeps it positive
+    # a method's input is its receiver: a layer's call self.norm(x) is not a norm of x
+    "class B(nn.Module):\n    def forward(self, a, b):\n        x = a - b\n        return self.norm(x)",
 ])
 def test_no_root_site(src):
     assert not root_sites.root_site(ast.parse(src))

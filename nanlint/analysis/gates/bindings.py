@@ -20,8 +20,21 @@ _BINDS = frozenset({ast.Assign, ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast
 
 
 def targets(node: ast.AST) -> set[str]:
-    """The names and attribute names a target binds (``a``, ``self.s``, ``(m, v)``)."""
-    out = set()
+    """The names and attribute names a target binds (``a``, ``self.s``, ``(m, v)``, ``x[i]``:
+    ``x``, which then holds the value).  ``self.s = v`` binds ``s``, not ``self``: the object
+    whose attribute is set is read, and its value (what reach gives a use of ``self``) is
+    unchanged; counting it made every ``self.x`` of a pipeline that sets one attribute to
+    ``len(...) - 1`` a possible statistic."""
+    kind = type(node)
+    if kind is ast.Name:
+        return {node.id}
+    if kind is ast.Attribute:
+        return {node.attr}
+    if kind is ast.Subscript or kind is ast.Starred:
+        return targets(node.value)
+    if kind is ast.Tuple or kind is ast.List:
+        return set().union(*map(targets, node.elts)) if node.elts else set()
+    out = set()  # any other expression (a with-item's target is one of the above)
     for n in ast.walk(node):
         if type(n) is ast.Name:
             out.add(n.id)

@@ -12,8 +12,11 @@ call-site arguments, no function returns):
 * a norm of a difference.
 
 :func:`root_site` over-approximates that: the argument is such a call or operator (a
-variance, mean, sum, add, square or power call; an addition, power or product; for a
-norm a subtraction or a subtract call), an index of one, or a name any value of the
+variance, mean, sum, square or power call; a square, ``b ** 2`` or ``b * b``, or a sum of
+such terms, ``dx ** 2 + dy ** 2``, as the check's ``square_base`` and ``sum_of_squares`` read
+them (not ``var + eps``, ``2 * k``: no root the check reports on); for a norm a subtraction
+or a subtract call, of the norm's input: a method's receiver, ``self.norm(x)`` a layer's
+call, not a norm of ``x``), an index of one, or a name any value of the
 file may bind to one (:class:`Bindings`, a fixpoint); a project module's name may be
 anything; a name bound to one of the sinks' spellings (``from torch import sqrt as s``):
 any call may be a sink, so yes.
@@ -41,8 +44,11 @@ def root_site(tree: ast.Module) -> bool:
     stds = last_names(frozenset({o.STD}))
     sinks = sqrts | pows | rsqrts | norms
     std_call = std_framework = False
-    makers = last_names(frozenset({o.VARIANCE, o.MEAN, o.SUM, o.ADD, o.SQUARE, o.POW, o.MULTIPLY}))
+    # what the check's variance, sum_of_squares and square_base read a root's argument as (an
+    # add or multiply *call* is none of them: those read the operators)
+    makers = last_names(frozenset({o.VARIANCE, o.MEAN, o.SUM, o.SQUARE, o.POW}))
     subtracts = last_names(frozenset({o.SUBTRACT}))
+    modules_like = _module_names(tree)
     roots: list[ast.expr] = []  # the arguments of square roots and rsqrts
     normed: list[ast.expr] = []  # the arguments of norms
     for n in nodes(tree, ast.Call, ast.BinOp, ast.alias, ast.Assign, ast.ImportFrom):
@@ -59,7 +65,11 @@ def root_site(tree: ast.Module) -> bool:
             if type(n.func) is ast.Attribute:
                 operands.append(n.func.value)
             if name in norms:
-                normed.extend(operands)
+                receiver = n.func.value if type(n.func) is ast.Attribute else None
+                if type(receiver) is ast.Name and receiver.id not in modules_like:
+                    normed.append(receiver)  # a method: its input is the receiver (self.norm(x): a layer)
+                else:
+                    normed.extend(operands)
             elif name in pows:
                 if any(literal(a) == 0.5 for a in operands):
                     roots.extend(operands)
@@ -83,8 +93,13 @@ def root_site(tree: ast.Module) -> bool:
         if kind is ast.Call:
             name = callee(e.func)
             return name in makers or name in known or _root(e.func) in known
-        if kind is ast.BinOp:
-            return type(e.op) in (ast.Add, ast.Pow, ast.Mult)
+        if kind is ast.BinOp:  # a square (b ** 2, b * b) or a sum of them (dx ** 2 + dy ** 2)
+            op = type(e.op)
+            if op is ast.Pow:
+                return literal(e.right) == 2
+            if op is ast.Mult:
+                return ast.dump(e.left) == ast.dump(e.right)
+            return op is ast.Add and made(e.left, known) and made(e.right, known)
         return _named(e, known, made)
 
     def difference(e: ast.expr, known: set[str]) -> bool:
@@ -175,6 +190,29 @@ def norm_division_site(tree: ast.Module, text: str) -> bool:
         return True
     known = bindings.closure(norm)
     return known is None or any(norm(d, known) for d in dens)
+
+
+def _module_names(tree: ast.Module) -> set[str] | frozenset:
+    """The names a call ``name.norm(...)`` may reach a module's function through (an import,
+    ``la = torch.linalg``); every name when a star import may bind any.  Any other name's
+    ``.norm(...)`` is a method of its value, whose input is the receiver."""
+    out: set[str] = set()
+    for n in nodes(tree, ast.alias, ast.Assign):
+        if type(n) is ast.alias:
+            if n.name == "*":
+                return _EVERY
+            out.add((n.asname or n.name).split(".")[0])
+        elif type(n.value) in (ast.Name, ast.Attribute):
+            out |= {t.id for t in n.targets if type(t) is ast.Name}
+    return out
+
+
+class _Every(frozenset):
+    def __contains__(self, item) -> bool:  # noqa: D105
+        return True
+
+
+_EVERY = _Every()
 
 
 def _named(e: ast.expr, known: set[str], test) -> bool:

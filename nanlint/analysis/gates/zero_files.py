@@ -232,22 +232,20 @@ class Bindings:
                 self._bind(ast.Name(p.arg), d)
 
     def _bind(self, target: ast.AST, value: ast.AST) -> None:
-        """Every name and attribute name in ``target`` (``a, self.b = ...``, ``x[i] = ...``:
-        ``x`` and ``i`` too) is bound to ``value``."""
+        """Every name and attribute name ``target`` binds (``a, self.b = ...``: ``a`` and the
+        attribute ``b``; ``x[i] = ...``: ``x``, which holds the value) is bound to ``value``.
+        The object whose attribute is set, and an index, are read, not bound (as
+        :func:`nanlint.analysis.gates.bindings.targets` reads them)."""
         k = type(target)
         if k is ast.Name:
             self.flows.setdefault(("name", target.id), []).append(value)
         elif k is ast.Attribute:
             self.flows.setdefault(("attr", target.attr), []).append(value)
-            self._bind(target.value, value)
         elif k in (ast.Tuple, ast.List):
             for e in target.elts:
                 self._bind(e, value)
-        elif k is ast.Starred:
+        elif k is ast.Starred or k is ast.Subscript:
             self._bind(target.value, value)
-        elif k is ast.Subscript:
-            self._bind(target.value, value)
-            self._bind(target.slice, value)
         else:
             for t in ast.walk(target):
                 if type(t) is ast.Name:
