@@ -12,7 +12,7 @@ import pytest
 
 from nanlint.lint.engine import Linter
 from nanlint.rules.base import all_rules
-from nanlint.semantic import context as context_mod
+from nanlint.source import positions as positions_mod
 from nanlint.semantic.context import FileContext
 from nanlint.semantic.resolve import Index
 from nanlint.source.walk import parse
@@ -48,9 +48,13 @@ def test_qualname_calls_grow_linearly_with_findings(monkeypatch, n):
     assert large / small < 2.5, (small, large)  # one walk of the module per scope made it ~4
 
 
-def test_positions_computed_once_per_file(monkeypatch):
-    calls, found = _count(monkeypatch, context_mod, "positions", findings_module(100))
-    assert found == 100 and calls == 1
+def test_positions_computed_once_per_statement_holding_a_finding(monkeypatch):
+    """No finding computes the whole module's positions (nanlint/source/positions.py): each
+    places itself by generating the code of its own statement, once."""
+    whole, found = _count(monkeypatch, positions_mod, "whole_positions", findings_module(100))
+    units, again = _count(monkeypatch, positions_mod, "unit_positions", findings_module(100))
+    assert found == again == 100 and whole == 0
+    assert units == 100  # one ``return`` per function holding a finding
 
 
 def _flow_memory(n: int) -> int:

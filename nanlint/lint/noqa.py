@@ -37,7 +37,7 @@ def apply(ctx: RuleContext, raw: Sequence[RawFinding], rules: Sequence[Rule], te
         hooks = [r for r in hooks if not matches(file_codes, r.code, r.name)]
     if "noqa" not in text.lower() or (not raw and not hooks):
         return list(raw)
-    found = directives(ctx.positions)
+    found = directives(ctx.module, ctx.positions)
     kept = []
     for f in raw:
         d = found.get(ctx.positions[f.node].start.line)

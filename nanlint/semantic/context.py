@@ -18,7 +18,7 @@ from nanlint.semantic.reach import HANDWRITTEN, MODEL, Resolved, values, via_cal
 from nanlint.semantic.model import OpCall
 from nanlint.semantic.resolve import Binding, Index, Scope
 from nanlint.source.walk import parents as parent_map
-from nanlint.source.walk import positions
+from nanlint.source.positions import Positions
 
 
 
@@ -273,11 +273,12 @@ class FileContext:
         return parents.get(id(node))
 
     @property
-    def positions(self):
+    def positions(self) -> Positions:
+        """``node -> CodeRange``, computed for the statement of the node asked about
+        (:mod:`nanlint.source.positions`), not for the whole module."""
         pos = getattr(self, "_positions", None)
         if pos is None:
-
-            pos = self._positions = positions(self.module)
+            pos = self._positions = Positions(self.module, self.text)
         return pos
 
 

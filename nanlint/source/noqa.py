@@ -10,6 +10,8 @@ from typing import Iterable
 
 import libcst as cst
 
+from nanlint.source.walk import child_nodes, node_types
+
 _CODES = r"[\w-]+(?:(?:[ \t]*,[ \t]*|[ \t]+)[\w-]+)*"
 NOQA = re.compile(r"#\s*noqa(?::[ \t]*(?P<codes>" + _CODES + "))?", re.IGNORECASE)
 _FILE = re.compile(r"^[ \t]*#[ \t]*nanlint[ \t]*:[ \t]*noqa"
@@ -78,19 +80,24 @@ class Directive:
         return None
 
 
-def directives(positions) -> dict[int, Directive]:
-    """Row -> the ``# noqa`` comment on it (real comments only, never text in a string)."""
-    # ``positions``: the module's node -> code range map, computed once per file anyway
-    # (findings need it): no second tree walk
-    found = [(node.comment, node) for node in positions
-             if isinstance(node, (cst.TrailingWhitespace, cst.EmptyLine)) and node.comment is not None
-             and "noqa" in node.comment.value.lower()]
+def directives(module: cst.Module, positions) -> dict[int, Directive]:
+    """Row -> the ``# noqa`` comment on it (real comments only, never text in a string), in
+    the order of the rows; ``positions``: the module's node -> code range map (asked only for
+    the statements holding such a comment: :mod:`nanlint.source.positions`)."""
+    lines = node_types("TrailingWhitespace", "EmptyLine")
+    found = []
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, lines) and node.comment is not None and "noqa" in node.comment.value.lower():  # type: ignore[attr-defined]
+            found.append((node.comment, node))  # type: ignore[attr-defined]
+        else:
+            stack.extend(child_nodes(node))
     out: dict[int, Directive] = {}
-    for comment, parent in found:
+    for row, comment, parent in sorted(((positions[c].start.line, c, p) for c, p in found), key=lambda t: t[0]):
         m = NOQA.search(comment.value)
         if m is None or _FILE.match(comment.value):
             continue
-        row = positions[comment].start.line
         codes = None
         if m.group("codes"):
             codes = [c for c in re.split(r"[\s,]+", m.group("codes")) if c]

@@ -131,27 +131,32 @@ def node_types(*names: str) -> tuple[type, ...]:
     return tuple(getattr(cst, name) for name in names)
 
 
+def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The nodes ``node`` holds (formatting nodes included), as ``node.children`` would
+    give, without libcst's rebuilding visit."""
+    fields = _ALL_FIELDS.get(type(node))
+    if fields is None:
+        fields = _ALL_FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(type(node)))
+    out = []
+    for name in fields:
+        value = getattr(node, name)
+        kind = type(value)
+        if kind is tuple or kind is list:
+            out.extend(child for child in value if _is_node(type(child)))
+        elif _is_node(kind):
+            out.append(value)
+    return out
+
+
 def parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
-    """``id(child) -> parent`` for every node under ``root`` (formatting nodes
-    included), as ``node.children`` would give, without libcst's rebuilding visit."""
+    """``id(child) -> parent`` for every node under ``root`` (:func:`child_nodes`)."""
     out: dict[int, cst.CSTNode] = {}
     stack = [root]
     while stack:
         node = stack.pop()
-        fields = _ALL_FIELDS.get(type(node))
-        if fields is None:
-            fields = _ALL_FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(type(node)))
-        for name in fields:
-            value = getattr(node, name)
-            kind = type(value)
-            if kind is tuple or kind is list:
-                for child in value:
-                    if _is_node(type(child)):
-                        out[id(child)] = node
-                        stack.append(child)
-            elif _is_node(kind):
-                out[id(value)] = node
-                stack.append(value)
+        for child in child_nodes(node):
+            out[id(child)] = node
+            stack.append(child)
     return out
 
 
@@ -170,6 +175,26 @@ def positions(module: cst.Module):
         return provider._computed
     except Exception:  # noqa: BLE001 - a libcst without these internals: the public way
         return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+
+def unit_positions(module: cst.Module, stmt: cst.CSTNode, indents: tuple[str, ...]) -> dict | None:
+    """:func:`positions` of the nodes of one statement of ``module``, generated alone inside
+    the blocks whose indentations are ``indents`` (so its columns are the file's), its first
+    line (its leading comments and decorators included) counted as line 1; None with a
+    libcst without these internals."""
+    from libcst.metadata import PositionProvider
+    from libcst.metadata.position_provider import PositionProvidingCodegenState
+
+    try:
+        provider = PositionProvider()
+        provider._computed = {}
+        state = PositionProvidingCodegenState(default_indent=module.default_indent,
+                                              default_newline=module.default_newline, provider=provider)
+        state.indent_tokens = list(indents)
+        stmt._codegen(state)
+        return provider._computed
+    except Exception:  # noqa: BLE001 - the caller falls back to the whole module's
+        return None
 
 
 def parse(source: bytes | str) -> cst.Module:

@@ -1,0 +1,102 @@
+"""Positions per statement (nanlint/source/positions.py, issue 22): the same CodeRange as
+libcst's whole-module PositionProvider, computed for the one unit (a statement of the
+module, or of a def's or class's body) that holds the node asked about."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from nanlint.source.positions import Positions
+from nanlint.source.walk import parse, positions
+
+SOURCES = {
+    "decorated": "import torch  # c\n\n# lead\n@dec\n@dec2(1,\n      2)\ndef f(x):\n    return x  # noqa\n",
+    "semicolons": "a = 1; b = 2\nc = a / b; d = torch.log(c)\nif a: e = 1\n",
+    "class": (
+        "class M(nn.Module):\n"
+        "    \"\"\"Doc.\"\"\"\n\n"
+        "    scale = 2  # a class attribute\n\n"
+        "    # a comment between methods\n"
+        "    @property\n"
+        "    def p(self):\n"
+        "        return self.scale\n\n"
+        "    def forward(self, x, y=(1,\n"
+        "                          2)):\n"
+        "        s = '''a\n"
+        "b'''.strip(); t = x\n"
+        "        z = (x +\n"
+        "             y) \\\n"
+        "            * 2\n"
+        "        def inner(q):\n"
+        "            class C:\n"
+        "                def g(self):\n"
+        "                    return torch.log(torch.softmax(q, -1))\n"
+        "            return C\n"
+        "        return torch.log(z)\n"
+    ),
+    "tabs": "class A:\n\tdef f(self, x):\n\t\tif x:\n\t\t\treturn x / 2\n\t\treturn x\n",
+    "crlf": "import torch\r\n\r\ndef f(x):\r\n    y = torch.exp(x)\r\n    return y / y.sum()\r\n",
+    "unicode": "def f(x):\n    naïve = 'é' * 3; ε = 1e-8\n    return torch.log(x + ε)  # é\n",
+    "async and nesting": (
+        "async def f(x):\n    async with a as b:\n        return await g(x)\n\n"
+        "if __name__ == '__main__':\n    def main():\n        return 1\n    main()\n"
+    ),
+    "footer": "def f(x):\n    return x\n# a footer comment  # noqa\n\n",
+}
+
+
+def _statement_nodes(module: cst.Module) -> list[cst.CSTNode]:
+    out, stack = [], list(module.body)
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(node.children)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_every_node_placed_as_the_whole_module_places_it(name):
+    text = SOURCES[name]
+    module = parse(text)
+    whole = positions(module)
+    lazy = Positions(module, text)
+    nodes = _statement_nodes(module)
+    assert nodes
+    for node in nodes:
+        assert lazy[node] == whole[node], (type(node).__name__, module.code_for_node(node))
+    assert lazy._whole is None  # never needed the whole module's
+
+
+def test_a_node_in_a_method_generates_only_its_statement():
+    text = SOURCES["class"]
+    module = parse(text)
+    log = [n for n in _statement_nodes(module) if isinstance(n, cst.Call) and
+           module.code_for_node(n) == "torch.log(z)"][0]
+    lazy = Positions(module, text)
+    assert lazy[log] == positions(module)[log]
+    assert len(lazy._done) == 1
+    (unit,) = lazy._done
+    stmt = lazy._units[unit][0]
+    assert module.code_for_node(stmt).strip() == "return torch.log(z)"
+
+
+def test_statements_that_do_not_pair_up_fall_back_to_the_whole_module():
+    text = SOURCES["class"]
+    module = parse(text)
+    # (``text`` is the module's own text, by construction of FileContext; here CPython's tree
+    # holds one statement more than libcst's, so no unit is paired)
+    lazy = Positions(module, "x = 1\n" + text)
+    whole = positions(module)
+    for node in _statement_nodes(module):
+        assert lazy[node] == whole[node]
+    assert lazy._whole is not None
+
+
+def test_header_and_footer_comments_are_placed():
+    text = "# header\n\ndef f(x):\n    return x\n# footer\n"
+    module = parse(text)
+    lazy = Positions(module, text)
+    comment = module.header[0].comment
+    assert lazy[comment] == positions(module)[comment]
+    assert lazy[comment].start.line == 1
