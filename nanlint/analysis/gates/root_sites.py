@@ -48,7 +48,12 @@ def root_site(tree: ast.Module) -> bool:
     # add or multiply *call* is none of them: those read the operators)
     makers = last_names(frozenset({o.VARIANCE, o.MEAN, o.SUM, o.SQUARE, o.POW}))
     subtracts = last_names(frozenset({o.SUBTRACT}))
-    modules_like = _module_names(tree)
+    # the names a call ``name.norm(...)`` may reach a module's function through (an import,
+    # ``la = torch.linalg``; any name after a star import): any other name's ``.norm(...)``
+    # is a method of its value, whose input is the receiver (``self.norm(x)``: a layer)
+    modules_like: set[str] = set()
+    star = False
+    methods: list[tuple[ast.Name, list[ast.expr]]] = []  # norm calls on a name: decided after the loop
     roots: list[ast.expr] = []  # the arguments of square roots and rsqrts
     normed: list[ast.expr] = []  # the arguments of norms
     for n in nodes(tree, ast.Call, ast.BinOp, ast.alias, ast.Assign, ast.ImportFrom):
@@ -66,8 +71,8 @@ def root_site(tree: ast.Module) -> bool:
                 operands.append(n.func.value)
             if name in norms:
                 receiver = n.func.value if type(n.func) is ast.Attribute else None
-                if type(receiver) is ast.Name and receiver.id not in modules_like:
-                    normed.append(receiver)  # a method: its input is the receiver (self.norm(x): a layer)
+                if type(receiver) is ast.Name:
+                    methods.append((receiver, operands))
                 else:
                     normed.extend(operands)
             elif name in pows:
@@ -82,6 +87,15 @@ def root_site(tree: ast.Module) -> bool:
             return True
         elif kind is ast.alias:
             std_framework = std_framework or n.name.split(".")[0] in _std_roots()
+            star = star or n.name == "*"
+            modules_like.add((n.asname or n.name).split(".")[0])
+        elif kind is ast.Assign and type(n.value) in (ast.Name, ast.Attribute):
+            modules_like.update(t.id for t in n.targets if type(t) is ast.Name)
+    for receiver, operands in methods:
+        if star or receiver.id in modules_like:
+            normed.extend(operands)
+        else:
+            normed.append(receiver)
     if std_call and std_framework:
         return True
     if not roots and not normed:
@@ -190,29 +204,6 @@ def norm_division_site(tree: ast.Module, text: str) -> bool:
         return True
     known = bindings.closure(norm)
     return known is None or any(norm(d, known) for d in dens)
-
-
-def _module_names(tree: ast.Module) -> set[str] | frozenset:
-    """The names a call ``name.norm(...)`` may reach a module's function through (an import,
-    ``la = torch.linalg``); every name when a star import may bind any.  Any other name's
-    ``.norm(...)`` is a method of its value, whose input is the receiver."""
-    out: set[str] = set()
-    for n in nodes(tree, ast.alias, ast.Assign):
-        if type(n) is ast.alias:
-            if n.name == "*":
-                return _EVERY
-            out.add((n.asname or n.name).split(".")[0])
-        elif type(n.value) in (ast.Name, ast.Attribute):
-            out |= {t.id for t in n.targets if type(t) is ast.Name}
-    return out
-
-
-class _Every(frozenset):
-    def __contains__(self, item) -> bool:  # noqa: D105
-        return True
-
-
-_EVERY = _Every()
 
 
 def _named(e: ast.expr, known: set[str], test) -> bool:
