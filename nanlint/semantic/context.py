@@ -278,7 +278,7 @@ class FileContext:
         (:mod:`nanlint.source.positions`), not for the whole module."""
         pos = getattr(self, "_positions", None)
         if pos is None:
-            pos = self._positions = Positions(self.module, self.text)
+            pos = self._positions = Positions(self.module, self.text, self.parent)
         return pos
 
 

@@ -23,34 +23,37 @@ from __future__ import annotations
 import ast
 import dataclasses
 import warnings
+from typing import Callable
 
 import libcst as cst
 
-from nanlint.source.walk import child_nodes, node_types, positions as whole_positions, unit_positions
+from nanlint.source.walk import node_types, positions as whole_positions, unit_positions
 
 _DEFS = {"FunctionDef": (ast.FunctionDef, ast.AsyncFunctionDef), "ClassDef": (ast.ClassDef,)}
 
 
 class Positions:
     """``node -> CodeRange`` of ``module`` (parsed from ``text``), computed per unit on first
-    use; iterating it (every node) computes the whole module's map."""
+    use; iterating it (every node) computes the whole module's map.  ``parent(node)``: the
+    node holding ``node`` (the file's parent map, which the rules build anyway); a node is
+    placed by climbing from it to the module's statement that holds it, then down the
+    bodies of the ``def``/``class`` statements on the way to the innermost unit."""
 
-    def __init__(self, module: cst.Module, text: str) -> None:
+    def __init__(self, module: cst.Module, text: str, parent: Callable[[cst.CSTNode], cst.CSTNode | None]) -> None:
         self.module = module
         self.text = text
+        self.parent = parent
         self._whole: dict | None = None
-        self._owner: dict[int, int] | None = None  # id(node) -> its unit
-        self._units: list[tuple[cst.CSTNode, tuple[str, ...], tuple[int, int] | None]] = []
-        self._done: dict[int, dict | None] = {}
+        self._asts: list[ast.stmt] | None | bool = False  # CPython's statements of the module
+        self._pairs: dict[int, list | None] = {}  # id(body owner) -> its statements' lines and twins
+        self._done: dict[int, dict | None] = {}  # id(unit) -> its positions (None: not placed)
 
     def __getitem__(self, node: cst.CSTNode):
         if self._whole is not None:
             return self._whole[node]
-        if self._owner is None:
-            self._owner = self._build()
-        u = self._owner.get(id(node))
-        found = self._unit(u) if u is not None else None
-        return found[node] if found is not None else self.whole()[node]
+        unit = self._unit_of(node)
+        found = self._place(*unit) if unit is not None else None
+        return found[node] if found is not None and node in found else self.whole()[node]
 
     def __iter__(self):
         return iter(self.whole())
@@ -60,65 +63,64 @@ class Positions:
             self._whole = whole_positions(self.module)
         return self._whole
 
-    def _unit(self, u: int) -> dict | None:
-        if u in self._done:
-            return self._done[u]
-        stmt, indents, lines = self._units[u]
-        found = None
-        got = unit_positions(self.module, stmt, indents) if lines is not None else None
-        if got is not None and stmt in got:
-            first, last = lines  # type: ignore[misc]
-            r = got[stmt]
-            shift = first - r.start.line
-            if r.end.line + shift == last:
-                found = got if not shift else {n: _moved(c, shift) for n, c in got.items()}
-        self._done[u] = found
-        return found
-
-    def _build(self) -> dict[int, int]:
-        """The units and ``id(node) -> unit`` for every node under the module's statements."""
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                body: list[ast.stmt] | None = ast.parse(self.text).body
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            body = None
+    def _unit_of(self, node: cst.CSTNode):
+        """(the unit holding ``node``, the indentations around it, its first and last line),
+        or None when it is outside the module's statements or its level is not paired."""
+        chain = [node]
+        while chain[-1] is not self.module:
+            up = self.parent(chain[-1])
+            if up is None:
+                return None
+            chain.append(up)
+        chain.reverse()  # the module, its statement, ..., node
+        if self._asts is False:
+            self._asts = _module_statements(self.text)
         block = node_types("IndentedBlock")[0]
-        owner: dict[int, int] = {}
-        work: list[tuple[list, list[ast.stmt] | None, tuple[str, ...]]] = [(list(self.module.body), body, ())]
-        while work:
-            stmts, asts, indents = work.pop()
-            pairs = _pair(stmts, asts)
-            for k, stmt in enumerate(stmts):
-                u = len(self._units)
-                first, last, twin = pairs[k] if pairs is not None else (0, 0, None)
-                self._units.append((stmt, indents, (first, last) if pairs is not None else None))
-                inner = getattr(stmt, "body", None) if twin is not None else None
-                if not isinstance(inner, block) or not inner.body:
-                    _mark(stmt, u, owner)
-                    continue
-                # a def's or class's header and its block's own nodes are this unit's; the
-                # statements of its body are units of their own
-                owner[id(stmt)] = u
-                for child in child_nodes(stmt):
-                    if child is not inner:
-                        _mark(child, u, owner)
-                owner[id(inner)] = u
-                own = {id(s) for s in inner.body}
-                for child in child_nodes(inner):
-                    if id(child) not in own:
-                        _mark(child, u, owner)
-                indent = inner.indent if inner.indent is not None else self.module.default_indent
-                work.append((list(inner.body), twin.body, indents + (indent,)))  # type: ignore[union-attr]
-        return owner
+        owner, stmts, asts, indents, i = self.module, self.module.body, self._asts, (), 1
+        while True:
+            pairs = self._pairs.get(id(owner), False)
+            if pairs is False:
+                pairs = self._pairs[id(owner)] = _pair(stmts, asts)  # type: ignore[arg-type]
+            k = _index(stmts, chain[i]) if i < len(chain) else None
+            if pairs is None or k is None:
+                return None
+            stmt = chain[i]
+            first, last, twin = pairs[k]
+            inner = getattr(stmt, "body", None)
+            if twin is None or not isinstance(inner, block) or i + 2 >= len(chain) or chain[i + 1] is not inner \
+                    or _index(inner.body, chain[i + 2]) is None:
+                return stmt, indents, first, last  # not inside a def's or class's body: this statement
+            indent = inner.indent if inner.indent is not None else self.module.default_indent
+            owner, stmts, asts, indents, i = inner, inner.body, twin.body, indents + (indent,), i + 2
+
+    def _place(self, stmt: cst.CSTNode, indents: tuple[str, ...], first: int, last: int) -> dict | None:
+        key = id(stmt)
+        if key not in self._done:
+            found = None
+            got = unit_positions(self.module, stmt, indents)
+            if got is not None and stmt in got:
+                r = got[stmt]
+                shift = first - r.start.line
+                if r.end.line + shift == last:
+                    found = got if not shift else {n: _moved(c, shift) for n, c in got.items()}
+            self._done[key] = found
+        return self._done[key]
 
 
-def _mark(root: cst.CSTNode, u: int, owner: dict[int, int]) -> None:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        owner[id(node)] = u
-        stack.extend(child_nodes(node))
+def _index(stmts, node) -> int | None:
+    for k, s in enumerate(stmts):
+        if s is node:
+            return k
+    return None
+
+
+def _module_statements(text: str) -> list[ast.stmt] | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _moved(r, shift: int):

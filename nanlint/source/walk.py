@@ -149,14 +149,26 @@ def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
 
 
 def parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
-    """``id(child) -> parent`` for every node under ``root`` (:func:`child_nodes`)."""
+    """``id(child) -> parent`` for every node under ``root`` (the children of
+    :func:`child_nodes`, enumerated inline: this walks every node of a file)."""
     out: dict[int, cst.CSTNode] = {}
     stack = [root]
     while stack:
         node = stack.pop()
-        for child in child_nodes(node):
-            out[id(child)] = node
-            stack.append(child)
+        fields = _ALL_FIELDS.get(type(node))
+        if fields is None:
+            fields = _ALL_FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(type(node)))
+        for name in fields:
+            value = getattr(node, name)
+            kind = type(value)
+            if kind is tuple or kind is list:
+                for child in value:
+                    if _is_node(type(child)):
+                        out[id(child)] = node
+                        stack.append(child)
+            elif _is_node(kind):
+                out[id(value)] = node
+                stack.append(value)
     return out
 
 
