@@ -366,3 +366,32 @@ def test_norm_division_sites(src):
 ])
 def test_no_norm_division_site(src):
     assert not root_sites.norm_division_site(ast.parse(src), src)
+
+
+# --- NAN302's gate (root_sites.exp_root_site, issue 22) ----------------------------------------
+@pytest.mark.parametrize("src", [
+    "s = torch.sqrt(torch.exp(v))",
+    "std = logvar.exp().sqrt()",
+    "e = torch.exp(v)\ns = e ** 0.5",
+    "s = torch.pow(torch.exp(v), exponent=0.5)",
+    "def f(v):\n    return torch.exp(v)\ns = torch.sqrt(f(v))",            # a function's return
+    "s = torch.exp(v).view(-1).sqrt()",                                    # a layout op of one
+    "class M:\n    def forward(self, x):\n        return torch.exp(x)\ns = torch.sqrt(m(x))",  # a model
+    "from .utils import sigma\ns = torch.sqrt(sigma(x))",                 # a project module's value
+    "def g(v):\n    return v.sqrt()\ng(torch.exp(x))",                     # a parameter bound at a call
+    "self.var = torch.exp(lv)\ns = self.var.sqrt()",
+    "from torch import exp as e\ns = torch.sqrt(v)",                      # an exp under another name
+    "y = layers.Dense(4, activation='exponential')(x)\ns = tf.sqrt(y)",   # a layer standing for exp
+])
+def test_exp_root_sites(src):
+    assert root_sites.exp_root_site(ast.parse(src), src)
+
+
+@pytest.mark.parametrize("src", [
+    "s = torch.sqrt(torch.sum(x ** 2))",
+    "e = torch.exp(v)\ns = torch.sqrt(x)",                                 # the exp is not under the root
+    "y = torch.exp(x) ** 2",
+    "y = torch.exp(x)\nz = x ** 0.5",
+])
+def test_no_exp_root_site(src):
+    assert not root_sites.exp_root_site(ast.parse(src), src)

@@ -35,7 +35,7 @@ from pathlib import Path
 from nanlint.analysis.gates.sites import last_names
 from nanlint.analysis.gates.syntax_sites import UNKNOWN, Constants, callee, literal
 from nanlint.source.ast_tree import nodes, statements
-from nanlint.analysis.gates.bindings import bound_by, project_module, signature, targets
+from nanlint.analysis.gates.bindings import MODEL_ENTRIES, bound_by, project_module, signature, targets
 from nanlint.semantic import modules
 from nanlint.vocabulary import ops as o
 
@@ -53,7 +53,6 @@ _READ = frozenset({ast.BinOp, ast.Call, ast.Assign, ast.AugAssign, ast.AnnAssign
                    ast.comprehension, ast.withitem, ast.ImportFrom, ast.Import, ast.ClassDef, ast.FunctionDef,
                    ast.AsyncFunctionDef, ast.Lambda})
 _BUILTINS = frozenset(dir(builtins))
-_MODEL_ENTRIES = frozenset({"forward", "call", "__call__"})  # what a model object's call runs
 
 
 def _params(args: ast.arguments) -> list[str]:
@@ -323,7 +322,7 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
             for name, values in returns.items():
                 if name not in known and any(test(v) for v in values):
                     known.add(name)
-                    models[k] = models[k] or name in _MODEL_ENTRIES
+                    models[k] = models[k] or name in MODEL_ENTRIES
             models[k] = models[k] or any(test(body) for body in lambdas)
             for name, call in calls:
                 for sig in params.get(name, ()):
