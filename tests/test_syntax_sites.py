@@ -395,3 +395,29 @@ def test_exp_root_sites(src):
 ])
 def test_no_exp_root_site(src):
     assert not root_sites.exp_root_site(ast.parse(src), src)
+
+
+# --- NAN402's gate (syntax_sites.fill_site, issue 22) -------------------------------------------
+LOGS = last_names(frozenset({o.LOG}))
+
+
+@pytest.mark.parametrize("src", [
+    "s = s.masked_fill(~m, float('-inf'))",
+    "s = torch.where(m, s, -float('inf'))",
+    "s = s.masked_fill(~m, -np.inf)",
+    "from math import inf\ns = s.masked_fill(~m, -inf)",
+    "s = s + (1 - m) * np.NINF",
+    "s = s + torch.log(m)",                                   # -inf where the mask is 0
+    "from torch import log as lg\ns = s + lg(m)",
+])
+def test_fill_sites(src):
+    assert syntax_sites.fill_site(ast.parse(src), LOGS)
+
+
+@pytest.mark.parametrize("src", [
+    "logger.info('more information')\np = torch.softmax(s, -1)",   # `.inf` of logger.info: no fill
+    "s = s.masked_fill(~m, -1e9)\np = s.softmax(-1)",               # a finite fill (NAN506's in float16)
+    "x = 'inference'\np = torch.softmax(s, -1)",
+])
+def test_no_fill_site(src):
+    assert not syntax_sites.fill_site(ast.parse(src), LOGS)

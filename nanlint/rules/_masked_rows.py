@@ -18,9 +18,6 @@ from nanlint.semantic.reach import PARAM
 from nanlint.semantic.resolve import Scope
 from nanlint.rules._shapes import code
 
-_POS_INF = frozenset({"math.inf", "numpy.inf", "numpy.Inf", "numpy.Infinity", "numpy.PINF", "numpy.infty",
-                      "torch.inf", "jax.numpy.inf"})
-_NEG_INF = frozenset({"numpy.NINF", "jax.numpy.NINF"})
 _CAUSAL_CALL = frozenset({"tril", "triu", "band_part", "tril_", "triu_"})
 _CAUSAL_NAME = re.compile(r"causal|subsequent|look_?ahead|future|tril|triu|autoregressive", re.IGNORECASE)
 # layout and dtype changes of a mask: the same positions
@@ -62,11 +59,11 @@ def _sign_inf(ctx: RuleContext, expr: cst.BaseExpression | None, scope: Scope, d
         return -1 if text in ("-inf", "-infinity") else 0
     if isinstance(expr, cst.Attribute):
         qual = ctx.index.qualname(expr, scope) or ""
-        return 1 if qual in _POS_INF else -1 if qual in _NEG_INF else 0
+        return 1 if qual in o.POS_INF else -1 if qual in o.NEG_INF else 0
     if isinstance(expr, cst.Name):
         qual = ctx.index.qualname(expr, scope) or ""
-        if qual in _POS_INF or qual in _NEG_INF:
-            return 1 if qual in _POS_INF else -1
+        if qual in o.POS_INF or qual in o.NEG_INF:
+            return 1 if qual in o.POS_INF else -1
         r = ctx.resolve(expr, scope)
         if r.expr is not expr and (r.ctx is None or r.ctx is ctx):
             return _sign_inf(ctx, r.expr, r.scope, depth - 1)

@@ -272,3 +272,10 @@ FACT_STD_GRAD_NAN_AT_CONSTANT = "std-grad-nan-at-constant"
 # The gradient of ``xlogy(x, x)`` at x = 0 is NaN (its ``y`` part is x / y = 0 / 0; TensorFlow
 # gives 0 there): the fix of ``x * log(x)`` repairs the value, not a gradient taken at 0.
 FACT_XLOGY_GRAD_NAN_AT_ZERO = "xlogy-grad-nan-at-zero"
+
+
+# --- constants ----------------------------------------------------------------------------
+# infinities as the libraries name them (a fill of -inf is ``-POS_INF`` or ``NEG_INF``)
+POS_INF = frozenset({"math.inf", "numpy.inf", "numpy.Inf", "numpy.Infinity", "numpy.PINF", "numpy.infty",
+                     "torch.inf", "jax.numpy.inf"})
+NEG_INF = frozenset({"numpy.NINF", "jax.numpy.NINF"})

@@ -23,6 +23,7 @@ import bisect
 
 from nanlint.analysis.guards import NAMED_CONSTANTS, F32_ABSORBED_ADD, float32
 from nanlint.source.ast_tree import nodes, statements
+from nanlint.vocabulary import ops as o
 
 _NAMED = frozenset(q.rsplit(".", 1)[-1] for q in NAMED_CONSTANTS)  # pi, e, tau: what guards.constant knows
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
@@ -188,6 +189,37 @@ def cancellation_site(tree: ast.Module, squares: frozenset[str], powers: frozens
         elif renames(n, spelled):
             return True
         if subtracted and found >= 2:
+            return True
+    return False
+
+
+_INF_WORDS = frozenset(q.rsplit(".", 1)[-1] for q in o.POS_INF | o.NEG_INF)  # inf, Inf, NINF, infty...
+_INF_TEXTS = frozenset({"inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"})
+
+
+def fill_site(tree: ast.Module, logs: frozenset[str]) -> bool:
+    """NAN402's gate: the file spells an infinity as its fills read one (``float('-inf')``: a
+    string that is one; ``np.inf``, ``math.inf``, ``NINF``: an attribute, an imported or
+    bare name), or calls a log (``s + log(m)``: -inf where the mask is 0; ``logs``, its
+    spellings).  The fills take only this module's values, so the spelling is in the file.
+    (Its ``needs`` matched ``.inf`` in every ``logger.info``.)"""
+    if not hasattr(tree, "body") or hasattr(tree, "firsts"):
+        return True  # a large file's skeleton holds no expressions
+    for n in nodes(tree, ast.Constant, ast.Attribute, ast.Name, ast.alias, ast.Assign, ast.Call):
+        kind = type(n)
+        if kind is ast.Constant:
+            if type(n.value) is str and n.value.strip().lower() in _INF_TEXTS:
+                return True
+        elif kind is ast.Attribute:
+            if n.attr in _INF_WORDS:
+                return True
+        elif kind is ast.Name:
+            if n.id in _INF_WORDS:
+                return True
+        elif kind is ast.alias or kind is ast.Assign:  # ``from math import inf``, ``lg = torch.log``
+            if kind is ast.alias and n.name.rsplit(".", 1)[-1] in _INF_WORDS or renames(n, logs):
+                return True
+        elif callee(n.func) in logs:
             return True
     return False
 
