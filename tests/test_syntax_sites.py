@@ -245,6 +245,9 @@ def stat_site(src: str) -> bool:
     "class P:\n    def __init__(self, xs):\n        self.k = len(xs) - 1\n    def f(self, x):\n"
     "        return x / self.k",                      # the attribute that was set
     "cache[i] = x.std()\ny = x / cache[0]",            # a container the statistic is stored in
+    "class Net(nn.Module):\n    def forward(self, r):\n        return r.std()\ny = x / net(x)",  # a model's call
+    "from torch.nn import Module as M\nclass Net(M):\n    def forward(self, r):\n        return r.std()\n"
+    "y = x / net(x)",
 ])
 def test_statistic_denominator_sites(src):
     assert stat_site(src)
@@ -265,6 +268,8 @@ def test_statistic_denominator_sites(src):
     "class P:\n    def __init__(self, xs):\n        self.k = len(xs) - 1\n    def f(self, x):\n"
     "        return x / self.vae.config.scaling_factor",
     "cache[i] = len(xs) - 1\ny = x / i",              # an index is read, not bound
+    # a __call__ of a class that is no model (a pipeline returning its output): not a model's call
+    "class Pipe(Base):\n    def __call__(self, r):\n        return r.std()\ny = x / run(x)",
 ])
 def test_no_statistic_denominator_site(src):
     assert not stat_site(src)

@@ -16,8 +16,9 @@ std or variance call, the root of a variance (``sqrt(v)``, ``v ** 0.5``) or ``x 
 * a name is bound when anything in the file may give it such a value: an assignment (any
   target, ``for``, ``with``, ``:=``, a default), a ``return`` of the function of that name,
   an argument at a call of the function (or class) whose parameter it is, an import from
-  a project module (its value is made there), to a fixpoint; a model's ``forward`` (or
-  ``call``) returning one makes every call count;
+  a project module (its value is made there), to a fixpoint; a model class's ``forward``
+  (``call``, ``__call__``; a class deriving from a framework's model base, as
+  :mod:`nanlint.semantic.models` reads one) returning one makes every call count;
 * only some value reaching it need be one (the check wants all of them).
 
 One pass over the tree collects the denominators and the bindings; the fixpoint then
@@ -160,6 +161,7 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
     vbound: set[str] = set()  # names that may hold a variance (or a mean: a hand-written one)
     cbound: set[str] = set()  # names that may hold a count (a length, a size)
     aliases: list[tuple[str, str]] = []  # (new name, the op name it spells)
+    classes: list[ast.ClassDef] = []
 
     for node in nodes(tree, *_READ):
         kind = type(node)
@@ -206,6 +208,7 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
                 local.add(a.asname or a.name.split(".")[0])
         elif kind is ast.ClassDef:
             local.add(node.name)
+            classes.append(node)
             for stmt in node.body:  # ``Norm(x.std())`` binds its __init__'s parameters
                 if type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef) and stmt.name == "__init__":
                     params.setdefault(node.name, []).append(signature(stmt.args))
@@ -231,6 +234,15 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
         for names in spellings:
             if old in names:
                 names.add(new)
+    # what a model object's call returns (models.output): the forward/call/__call__ of a class
+    # deriving from a framework's model base (by its last name, or a name bound to one), not of
+    # any class (a diffusers pipeline's __call__ returning its output dataclass made every call
+    # of the file a possible statistic)
+    bases = set(last_names(o.MODEL_BASES))
+    bases |= {new for new, old in aliases if old in bases}
+    entry_returns = [r.value for c in classes if any(callee(b) in bases for b in c.bases) for f in c.body
+                     if type(f) in (ast.FunctionDef, ast.AsyncFunctionDef) and f.name in MODEL_ENTRIES
+                     for r in statements(f.body) if type(r) is ast.Return and r.value is not None]
     models = [False, False, False]  # a model may give a statistic, a variance, a count: a call may
     bound |= project  # a project module's value may be a statistic or a variance (not a count)
     vbound |= project
@@ -322,8 +334,7 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
             for name, values in returns.items():
                 if name not in known and any(test(v) for v in values):
                     known.add(name)
-                    models[k] = models[k] or name in MODEL_ENTRIES
-            models[k] = models[k] or any(test(body) for body in lambdas)
+            models[k] = models[k] or any(test(body) for body in lambdas) or any(test(v) for v in entry_returns)
             for name, call in calls:
                 for sig in params.get(name, ()):
                     known |= bound_by(call, sig, test)
