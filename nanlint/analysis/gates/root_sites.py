@@ -66,23 +66,19 @@ def root_site(tree: ast.Module) -> bool:
                 std_call = True
             if name not in sinks:
                 continue
-            operands = [*n.args, *(k.value for k in n.keywords)]
-            if type(n.func) is ast.Attribute:
-                operands.append(n.func.value)
+            operands = _operands(n)
             if name in norms:
                 receiver = n.func.value if type(n.func) is ast.Attribute else None
                 if type(receiver) is ast.Name:
                     methods.append((receiver, operands))
                 else:
                     normed.extend(operands)
-            elif name in pows:
-                if any(literal(a) == 0.5 for a in operands):
-                    roots.extend(operands)
-            else:
+            elif name in rsqrts:
                 roots.extend(operands)
+            else:
+                roots.extend(_root_arguments(n, sqrts, pows))
         elif kind is ast.BinOp:
-            if type(n.op) is ast.Pow and literal(n.right) == 0.5:
-                roots.append(n.left)
+            roots.extend(_root_arguments(n, sqrts, pows))
         elif renames(n, sinks):
             return True
         elif kind is ast.alias:
@@ -219,18 +215,8 @@ def exp_root_site(tree: ast.Module, text: str) -> bool:
     spelled = exps | sqrts | pows
     roots: list[ast.expr] = []
     for n in nodes(tree, ast.Call, ast.BinOp, ast.alias, ast.Assign):
-        kind = type(n)
-        if kind is ast.Call:
-            name = callee(n.func)
-            if name in sqrts or name in pows:
-                operands = [*n.args, *(k.value for k in n.keywords)]
-                if type(n.func) is ast.Attribute:
-                    operands.append(n.func.value)
-                if name in sqrts or any(literal(a) == 0.5 for a in operands):
-                    roots.extend(operands)
-        elif kind is ast.BinOp:
-            if type(n.op) is ast.Pow and literal(n.right) == 0.5:
-                roots.append(n.left)
+        if type(n) is ast.Call or type(n) is ast.BinOp:
+            roots.extend(_root_arguments(n, sqrts, pows))
         elif renames(n, spelled):
             return True
     if not roots:
@@ -251,6 +237,27 @@ def exp_root_site(tree: ast.Module, text: str) -> bool:
         return True
     model = Bindings.model_gives(known)
     return any(exp(a, known) or model and type(a) is ast.Call for a in roots)
+
+
+def _operands(call: ast.Call) -> list[ast.expr]:
+    """A call's arguments and, for a method, its receiver (which one is the input depends on
+    whether the name is a module's function or a method: both, over-approximated)."""
+    out = [*call.args, *(k.value for k in call.keywords)]
+    if type(call.func) is ast.Attribute:
+        out.append(call.func.value)
+    return out
+
+
+def _root_arguments(n: ast.Call | ast.BinOp, sqrts: frozenset[str], pows: frozenset[str]) -> list[ast.expr]:
+    """What a square root takes: the operands of ``sqrt(v)``/``v.sqrt()``, of a power call with
+    a literal 0.5 (``pow(v, 0.5)``), the base of ``v ** 0.5``; nothing for anything else."""
+    if type(n) is ast.BinOp:
+        return [n.left] if type(n.op) is ast.Pow and literal(n.right) == 0.5 else []
+    name = callee(n.func)
+    if name not in sqrts and name not in pows:
+        return []
+    operands = _operands(n)
+    return operands if name in sqrts or any(literal(a) == 0.5 for a in operands) else []
 
 
 def _named(e: ast.expr, known: set[str], test) -> bool:
