@@ -69,6 +69,14 @@ def test_float16_underflow_to_zero(fw):
     # Keras's layers: float16 compared, named, documented, never a dtype given to a call
     ("if self.compute_dtype == 'float16':\n    eps = 1e-8\ny = ops.log(p + eps)", False),
     ("'''Runs in float16.'''\ny = torch.log(p + 1e-8)", False),
+    # float16's lowest value as written is its own evidence: a finfo that may be float16's
+    ("s = s + (1 - m) * torch.finfo(torch.float16).min", True),
+    ("s = s + (1 - m) * torch.finfo(dt).min", True),                # a name: an alias may spell float16
+    ("s = s + (1 - m) * np.finfo('float16').min", True),
+    # Keras's quantized layers: another dtype's range (issue 22: they reached libcst for it)
+    ("scale = ml_dtypes.finfo('float8_e4m3fn').max / amax", False),
+    ("lo = ops.finfo(x.dtype).min", False),
+    ("hi = torch.finfo(torch.float32).max", False),
 ])
 def test_gate(src, site):
     import ast

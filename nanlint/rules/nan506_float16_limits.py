@@ -229,10 +229,24 @@ def _called(call: ast.Call) -> str | None:
     return func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
 
 
+def _may_be_float16(finfo: ast.Call) -> bool:
+    """Whether ``finfo(d)``'s dtype may be float16 as ``Float16Evidence.is_float16`` reads it (a
+    string, or a name whose qualified name ends in float16 or half): a name (an import or an
+    alias may spell it), ``x.float16``/``x.half``, or the string; not ``finfo("float8_e4m3fn")``,
+    ``finfo(x.dtype)``, ``finfo(torch.float32)`` (Keras' quantized layers write those)."""
+    args = [*finfo.args, *(k.value for k in finfo.keywords)]
+    if not args:
+        return False
+    d = args[0]
+    return type(d) is ast.Name or type(d) is ast.Attribute and d.attr in _FLOAT16 or \
+        type(d) is ast.Constant and d.value in _FLOAT16_STRINGS
+
+
 def _site(tree: ast.AST) -> bool:
     """From the tree's nodes by type: float16 evidence as :class:`Float16Evidence` reads it and a number float16
     cannot hold, both in the file (a large file's skeleton: assumed); or float16's lowest value as
-    written (``tf.float16.min``, a ``finfo(...)``'s ``min`` or ``max``, 65504), its own evidence.  Evidence is a call:
+    written (``tf.float16.min``, the ``min`` or ``max`` of a ``finfo`` that may be float16's, 65504), its
+    own evidence.  Evidence is a call:
     ``.half()``, a float16 dtype or string among its arguments (``dtype=torch.float16``,
     ``x.to(torch.half)``, ``set_floatx("float16")``, a ``"mixed_float16"`` policy; a name
     an import or an assignment binds to one counts), float16 anywhere in a ``tree_map``'s
@@ -243,7 +257,8 @@ def _site(tree: ast.AST) -> bool:
         return True
     index = by_type(tree)
     if any(n.attr in ("min", "max") and (type(n.value) is ast.Attribute and n.value.attr in _FLOAT16
-                                         or type(n.value) is ast.Call and _called(n.value) == "finfo")
+                                         or type(n.value) is ast.Call and _called(n.value) == "finfo"
+                                         and _may_be_float16(n.value))
            for n in index.get(ast.Attribute, ())) or \
             any(n.value == FLOAT16_MAX and type(n.value) in (int, float) for n in index.get(ast.Constant, ())):
         return True  # float16's lowest value as written (``tf.float16.min``, ``finfo(x).min``, 65504): its own evidence
