@@ -49,12 +49,17 @@ def test_qualname_calls_grow_linearly_with_findings(monkeypatch, n):
 
 
 def test_positions_computed_once_per_statement_holding_a_finding(monkeypatch):
-    """No finding computes the whole module's positions (nanlint/source/positions.py): each
-    places itself by generating the code of its own statement, once."""
-    whole, found = _count(monkeypatch, positions_mod, "whole_positions", findings_module(100))
-    units, again = _count(monkeypatch, positions_mod, "unit_positions", findings_module(100))
-    assert found == again == 100 and whole == 0
-    assert units == 100  # one ``return`` per function holding a finding
+    """A few findings never compute the whole module's positions (nanlint/source/positions.py):
+    each places itself by generating the code of its own statement, once; past MAX_UNITS of
+    them, one pass over the whole module is cheaper, and is done once."""
+    few = positions_mod.MAX_UNITS // 2
+    whole, found = _count(monkeypatch, positions_mod, "whole_positions", findings_module(few))
+    units, again = _count(monkeypatch, positions_mod, "unit_positions", findings_module(few))
+    assert found == again == few and whole == 0
+    assert units == few  # one ``return`` per function holding a finding
+    whole, found = _count(monkeypatch, positions_mod, "whole_positions", findings_module(4 * few))
+    units, _ = _count(monkeypatch, positions_mod, "unit_positions", findings_module(4 * few))
+    assert found == 4 * few and whole == 1 and units == positions_mod.MAX_UNITS
 
 
 def _flow_memory(n: int) -> int:
