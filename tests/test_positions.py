@@ -105,3 +105,18 @@ def test_header_and_footer_comments_are_placed():
     comment = module.header[0].comment
     assert lazy[comment] == positions(module)[comment]
     assert lazy[comment].start.line == 1
+
+
+def test_the_linter_gives_positions_the_syntax_checks_tree(monkeypatch):
+    """A file's findings are placed with the tree CPython's syntax check already built: its
+    text is not parsed a second time for the statements' lines."""
+    from nanlint.lint.engine import Linter
+    from nanlint.rules.base import all_rules
+    from nanlint.source import positions as positions_mod
+
+    parsed = []
+    monkeypatch.setattr(positions_mod, "_module_statements", lambda text: parsed.append(text) or None)
+    source = b"import torch\n\n\ndef f(x):\n    p = torch.softmax(x, -1)\n    return torch.log(p)\n"
+    result = Linter(all_rules()).lint_source(source, "f.py")
+    assert [f.code for f in result.findings] == ["NAN101"] and result.findings[0].start[0] == 6
+    assert parsed == []

@@ -14,7 +14,7 @@ from nanlint.source.noqa import ALL as NOQA_ALL, file_directive, matches
 from nanlint.rules.context import RawFinding, RuleContext
 from nanlint.rules.base import Rule, all_rules
 from nanlint.lint.site_filter import SiteFilter
-from nanlint.source import large
+from nanlint.source import chunks as _chunks, large
 from nanlint.source.syntax import Checked, NestingTooDeep, parse, parse_error_message, precheck
 
 MAX_FIX_PASSES = 10
@@ -57,10 +57,11 @@ class Linter:
         return self.sites.reduced(checked, source)
 
     # --- one pass ---------------------------------------------------------------
-    def run_rules(self, module: cst.Module, text: str, path: str,
-                  rows: Sequence[int] | None = None) -> tuple[RuleContext, list[RawFinding], int]:
-        """``rows``: a reduced large file's map from its lines to the file's (for messages)."""
-        ctx = RuleContext(module, path, self.settings, self.rules, rows, text)
+    def run_rules(self, module: cst.Module, text: str, path: str, rows: Sequence[int] | None = None,
+                  tree=None) -> tuple[RuleContext, list[RawFinding], int]:
+        """``rows``: a reduced large file's map from its lines to the file's (for messages);
+        ``tree``: CPython's tree of ``text`` when the caller has one (positions read its lines)."""
+        ctx = RuleContext(module, path, self.settings, self.rules, rows, text, tree)
         crashes = ctx.crashes
         for rule in self.rules:
             if rule.code == PARSE_ERROR[0] or not rule.wanted(text):
@@ -161,7 +162,9 @@ class Linter:
             return self._unparsable(result, exc, checked, source, path)
         try:
             if pieces is None:
-                ctx, raw, hidden = self.run_rules(module, source_text(module, source), path)
+                # the syntax check's tree, for positions (a large file's Skeleton holds no statements' lines)
+                whole = checked.tree if not isinstance(checked.tree, _chunks.Skeleton) else None
+                ctx, raw, hidden = self.run_rules(module, source_text(module, source), path, tree=whole)
                 raw, result.hidden = self.shown(raw, hidden)
                 result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
                 crashes = ctx.crashes

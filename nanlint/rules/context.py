@@ -38,8 +38,9 @@ class RuleContext(FileContext):
     """The model of one file as one run of the rules sees it; the engine makes one per pass."""
 
     def __init__(self, module: cst.Module, path: str = "<string>", settings: dict | None = None,
-                 rules: Sequence[Reporting] = (), rows: list[int] | None = None, text: str | None = None) -> None:
-        super().__init__(module, path, settings, rows, text)
+                 rules: Sequence[Reporting] = (), rows: list[int] | None = None, text: str | None = None,
+                 tree=None) -> None:
+        super().__init__(module, path, settings, rows, text, tree)
         self.findings: list[RawFinding] = []
         self.rule: Reporting | None = None  # the rule being run (its findings' code and name)
         self.enabled_rules: Sequence[Reporting] = rules  # every rule of this run (NAN002 judges their noqa)

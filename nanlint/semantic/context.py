@@ -30,9 +30,10 @@ _OPERATORS = {"add": "Add", "subtract": "Subtract", "multiply": "Multiply", "div
 
 class FileContext:
     def __init__(self, module: cst.Module, path: str = "<string>", settings: dict | None = None,
-                 rows: list[int] | None = None, text: str | None = None) -> None:
+                 rows: list[int] | None = None, text: str | None = None, tree=None) -> None:
         self.module = module
         self._text = text  # the source ``module`` was parsed from, when the caller has it
+        self._tree = tree  # CPython's tree of that source, when the caller has it (the syntax check's)
         self.path = path
         self.index = Index(module)
         self.settings = settings or {}
@@ -278,7 +279,8 @@ class FileContext:
         (:mod:`nanlint.source.positions`), not for the whole module."""
         pos = getattr(self, "_positions", None)
         if pos is None:
-            pos = self._positions = Positions(self.module, self.text, self.parent)
+            pos = self._positions = Positions(self.module, self.text, self.parent,
+                                              self._tree.body if self._tree is not None else None)
         return pos
 
 

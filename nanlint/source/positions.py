@@ -37,18 +37,21 @@ MAX_UNITS = 64
 
 
 class Positions:
-    """``node -> CodeRange`` of ``module`` (parsed from ``text``), computed per unit on first
-    use; iterating it (every node) computes the whole module's map.  ``parent(node)``: the
+    """``node -> CodeRange`` of ``module`` (parsed from ``text``; ``statements``: CPython's
+    tree of it, when the caller has one), computed per unit on first use; iterating it
+    (every node) computes the whole module's map.  ``parent(node)``: the
     node holding ``node`` (the file's parent map, which the rules build anyway); a node is
     placed by climbing from it to the module's statement that holds it, then down the
     bodies of the ``def``/``class`` statements on the way to the innermost unit."""
 
-    def __init__(self, module: cst.Module, text: str, parent: Callable[[cst.CSTNode], cst.CSTNode | None]) -> None:
+    def __init__(self, module: cst.Module, text: str, parent: Callable[[cst.CSTNode], cst.CSTNode | None],
+                 statements: list[ast.stmt] | None = None) -> None:
         self.module = module
         self.text = text
         self.parent = parent
         self._whole: dict | None = None
-        self._asts: list[ast.stmt] | None | bool = False  # CPython's statements of the module
+        # CPython's statements of the module: the syntax check's tree when given, else parsed on first use
+        self._asts: list[ast.stmt] | None | bool = statements if statements is not None else False
         self._pairs: dict[int, list | None] = {}  # id(body owner) -> its statements' lines and twins
         self._at: dict[int, dict[int, int]] = {}  # id(body owner) -> id(statement) -> its index
         self._done: dict[int, dict | None] = {}  # id(unit) -> its positions (None: not placed)
