@@ -44,6 +44,11 @@ def targets(node: ast.AST) -> set[str]:
     return out
 
 
+def returned(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
+    """The values ``func`` returns (a nested function's too: more, never fewer)."""
+    return [r.value for r in statements(func.body) if type(r) is ast.Return and r.value is not None]
+
+
 def project_module(node: ast.ImportFrom | ast.alias) -> bool:
     """An import of the project's own code (relative, or not a library's: the roots the
     checks never follow into, :data:`nanlint.semantic.modules.SKIP_ROOTS`)."""
@@ -127,9 +132,7 @@ class Bindings:
                     self.flows.append((defaults, sig[1] | {n for n in sig[2:] if n}))
                 if kind is not ast.Lambda:
                     self.params.setdefault(node.name, []).append(sig)
-                    # its returns (a nested function's too: more, never fewer)
-                    self.returns.setdefault(node.name, []).extend(
-                        r.value for r in statements(node.body) if type(r) is ast.Return and r.value is not None)
+                    self.returns.setdefault(node.name, []).extend(returned(node))
 
     @staticmethod
     def of(tree: ast.Module) -> "Bindings":

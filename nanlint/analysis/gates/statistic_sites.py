@@ -35,8 +35,8 @@ from pathlib import Path
 
 from nanlint.analysis.gates.sites import last_names
 from nanlint.analysis.gates.syntax_sites import UNKNOWN, Constants, callee, literal
-from nanlint.source.ast_tree import nodes, statements
-from nanlint.analysis.gates.bindings import MODEL_ENTRIES, bound_by, project_module, signature, targets
+from nanlint.source.ast_tree import nodes
+from nanlint.analysis.gates.bindings import MODEL_ENTRIES, bound_by, project_module, returned, signature, targets
 from nanlint.semantic import modules
 from nanlint.vocabulary import ops as o
 
@@ -223,9 +223,7 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
             else:
                 local.add(node.name)
                 params.setdefault(node.name, []).append(signature(node.args))
-                # its returns (a nested function's too: more, never fewer)
-                returns.setdefault(node.name, []).extend(
-                    r.value for r in statements(node.body) if type(r) is ast.Return and r.value is not None)
+                returns.setdefault(node.name, []).extend(returned(node))
     if not dens:
         return False
     if project and not _imports_may_give(path, text, extra):
@@ -240,9 +238,9 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
     # of the file a possible statistic)
     bases = set(last_names(o.MODEL_BASES))
     bases |= {new for new, old in aliases if old in bases}
-    entry_returns = [r.value for c in classes if any(callee(b) in bases for b in c.bases) for f in c.body
+    entry_returns = [v for c in classes if any(callee(b) in bases for b in c.bases) for f in c.body
                      if type(f) in (ast.FunctionDef, ast.AsyncFunctionDef) and f.name in MODEL_ENTRIES
-                     for r in statements(f.body) if type(r) is ast.Return and r.value is not None]
+                     for v in returned(f)]
     models = [False, False, False]  # a model may give a statistic, a variance, a count: a call may
     bound |= project  # a project module's value may be a statistic or a variance (not a count)
     vbound |= project
