@@ -45,6 +45,18 @@ def _nan207(source, may=False):
         xy = einsum('b i d, b j d -> b i j', x, y) * -2
         return (x2.unsqueeze(-1) + y2.unsqueeze(-2) + xy).sqrt()
     """, "return (x2.unsqueeze(-1) + y2.unsqueeze(-2) + xy).clamp(min=1e-12).sqrt()"),
+    # einops' reduce and rearrange (vector-quantize-pytorch 1.14.0's cdist, tests/fixhistory/)
+    ("""\
+    import torch
+    from torch import einsum
+    from einops import rearrange, reduce
+
+    def cdist(x, y):
+        x2 = reduce(x ** 2, 'b n d -> b n', 'sum')
+        y2 = reduce(y ** 2, 'b n d -> b n', 'sum')
+        xy = einsum('b i d, b j d -> b i j', x, y) * -2
+        return (rearrange(x2, 'b i -> b i 1') + rearrange(y2, 'b j -> b 1 j') + xy).sqrt()
+    """, "return (rearrange(x2, 'b i -> b i 1') + rearrange(y2, 'b j -> b 1 j') + xy).clamp(min=1e-12).sqrt()"),
     ("""\
     import torch
 
@@ -157,6 +169,16 @@ def test_the_expansion_feeding_nothing_singular_is_the_may_tier():
     def f(x, y):
         return torch.sqrt((x ** 2).sum(-1, keepdim=True) + (y ** 2).sum(-1) + 2 * x @ y.T)
     """,
+    # einops' reduce by a function it is given: not known to be a sum
+    """\
+    import torch
+    from einops import rearrange, reduce
+
+    def dist(x, y, agg):
+        x2 = reduce(x ** 2, 'b n d -> b n', agg)
+        y2 = reduce(y ** 2, 'b n d -> b n', agg)
+        return (rearrange(x2, 'b i -> b i 1') + rearrange(y2, 'b j -> b 1 j') - 2 * x @ y.mT).sqrt()
+    """,
     # the direct form: a sum of squared differences
     """\
     import torch
@@ -167,6 +189,22 @@ def test_the_expansion_feeding_nothing_singular_is_the_may_tier():
 ])
 def test_a_clamped_expansion_and_other_sums_are_silent(source):
     assert _nan207(source, may=True) == []
+
+
+def test_an_einops_variance_by_cancellation_is_flagged_and_its_fix_only_shown():
+    """The pattern of einops' reduce is no axis the framework's variance op takes: the fix
+    that would carry it is display-only, not a variance over every axis."""
+    source = """\
+        import torch
+        from einops import reduce
+
+        def norm(x):
+            var = reduce(x * x, 'b n -> b', 'mean') - reduce(x, 'b n -> b', 'mean') ** 2
+            return torch.rsqrt(var + 1e-5)
+    """
+    [f] = _nan207(source)
+    assert not f.may and "E[x^2] - E[x]^2" in f.message
+    assert f.fix_applicability == "display-only"
 
 
 def test_the_site_filter_passes_a_product_and_a_cancellation_and_skips_a_bare_sum_or_mean():

@@ -19,6 +19,7 @@ TF = "import tensorflow as tf\n"
 TORCH = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 JAX = "import jax\nimport jax.numpy as jnp\nfrom jax import lax\n"
 KERAS = "import keras\nfrom keras import ops, layers\n"
+EINOPS = "import einops\nfrom einops import rearrange, reduce\n"
 
 
 def _ctx(src: str) -> FileContext:
@@ -172,6 +173,13 @@ CASES = [
      {"activation": "tf.nn.softmax"}),
     (KERAS, "y = layers.Conv2D(8, 3, activation='relu')", o.DENSE_LAYER, {"activation": "'relu'"}),
     (KERAS, "y = layers.Softmax(axis=1)", o.SOFTMAX_LAYER, {"axis": "1"}),
+    # --- einops: layout, and a reduction by the name it is given -----------------------------
+    (EINOPS, "y = rearrange(x, 'b i -> b i 1')", o.SHAPE, {"x": "x"}),
+    (EINOPS, "y = einops.repeat(x, 'b d -> b n d', n=4)", o.SHAPE, {"x": "x"}),
+    (EINOPS, "y = reduce(x ** 2, 'b n d -> b n', 'sum')", o.SUM, {"x": "x ** 2"}),
+    (EINOPS, "y = einops.reduce(h, 'b n d -> b d', reduction='mean')", o.MEAN, {"x": "h"}),
+    (EINOPS, "y = reduce(h, 'b (n p) -> b n', 'max', p=2)", o.REDUCE_MAX, {"x": "h"}),
+    (EINOPS, "y = reduce(h, 'b n -> b', agg)", o.REDUCE, {"x": "h", "reduction": "agg"}),
     (KERAS, "y = layers.Activation('sigmoid')", o.ACTIVATION_LAYER, {"activation": "'sigmoid'"}),
     (KERAS, "y = keras.Sequential([layers.Dense(1)])", o.SEQUENTIAL, {"layers": "[layers.Dense(1)]"}),
     (TF, "y = tf.keras.models.Sequential(layers=[d])", o.SEQUENTIAL, {"layers": "[d]"}),

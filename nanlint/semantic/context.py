@@ -289,6 +289,8 @@ def _overload(f: Fn, args) -> tuple[Fn, dict[str, cst.Arg] | None]:
     what binds as the axis is a tensor (a float, a call, arithmetic of those: not an int,
     a name or an index, which may hold a dimension), or when only it fits the call."""
     bound = _bind_args(f, args)
+    if f.choices is not None:
+        return _chosen(f, bound, args)
     if f.elementwise is None:
         return f, bound
     axis = bound.get("axis") if bound is not None else None
@@ -296,6 +298,18 @@ def _overload(f: Fn, args) -> tuple[Fn, dict[str, cst.Arg] | None]:
         other = _bind_args(f.elementwise, args)
         if other is not None:
             return f.elementwise, other
+    return f, bound
+
+
+def _chosen(f: Fn, bound: dict[str, cst.Arg] | None, args) -> tuple[Fn, dict[str, cst.Arg] | None]:
+    """The choice a string literal makes (``reduce(x, 'b n d -> b n', 'sum')``: a sum),
+    with its arguments by role; ``f`` itself (an op no rule asks about) for any other value."""
+    role, table = f.choices  # type: ignore[misc]
+    given = bound.get(role) if bound is not None else None
+    if given is not None and isinstance(given.value, cst.SimpleString):
+        chosen = dict(table).get(given.value.evaluated_value)  # type: ignore[arg-type]
+        if chosen is not None:
+            return chosen, _bind_args(chosen, args)
     return f, bound
 
 

@@ -98,6 +98,9 @@ REDUCE_MIN = "reduce_min"
 ARGMAX = "argmax"  # the index of the largest along an axis: an integer, no gradient
 ARGMIN = "argmin"
 PROD = "prod"  # a product over an axis (prod, reduce_prod); also cumprod: its running products
+# a reduction whose kind the call does not spell (einops' ``reduce(x, pattern, fn)``): no rule's op;
+# a literal kind (``'sum'``, ``'mean'``) makes the call that op (``Fn.choices``)
+REDUCE = "reduce"
 # --- random ----------------------------------------------------------------------------
 RANDOM_UNIFORM = "random_uniform"  # [lo, hi), by default [0, 1)
 # x with each element set to exactly 0 with probability rate (the rest scaled by 1 / (1 - rate))
@@ -192,6 +195,14 @@ class Fn:
     # the callable this one is when its ``axis`` argument is a tensor, not a dimension:
     # ``torch.max(a, b)`` is the elementwise maximum, ``torch.max(x, 1)`` a reduction
     elementwise: "Fn | None" = None
+    # the callables this one is by a string literal it is given: (role, ((literal, Fn), ...));
+    # einops' ``reduce(x, pattern, 'sum')`` is a sum, ``reduce(x, pattern, 'mean')`` a mean
+    choices: "tuple[str, tuple[tuple[str, Fn], ...]] | None" = None
+
+    def variants(self) -> "tuple[Fn, ...]":
+        """This callable and the ones a call of it may be (its elementwise form, its choices)."""
+        out = (self,) if self.elementwise is None else (self, self.elementwise)
+        return out + tuple(f for _, f in self.choices[1]) if self.choices is not None else out
 
     def keyword_for(self, role: str) -> str | None:
         for kw, r in self.params + self.kwonly:
@@ -213,12 +224,14 @@ class Fn:
         return False
 
 
-def fn(op: str, signature: str = "x", kwonly: str = "", varargs: bool = False, elementwise: Fn | None = None) -> Fn:
+def fn(op: str, signature: str = "x", kwonly: str = "", varargs: bool = False, elementwise: Fn | None = None,
+       choices: tuple[str, tuple[tuple[str, Fn], ...]] | None = None) -> Fn:
     """Build an :class:`Fn` from a compact signature.
 
     ``fn("softmax", "input:x dim:axis _stacklevel dtype")`` means: positional
     parameters ``input`` (role x), ``dim`` (role axis), ``_stacklevel`` and
-    ``dtype`` (no role).  A bare role name (``"x"``) stands for ``x:x``.
+    ``dtype`` (no role).  A bare role name (``"x"``) stands for ``x:x``; ``"reduction:"`` is
+    a parameter named like a role that has none.
     """
     if op not in ALL_OPS:
         raise ValueError(f"unknown op {op!r}")
@@ -228,6 +241,7 @@ def fn(op: str, signature: str = "x", kwonly: str = "", varargs: bool = False, e
         for item in text.split():
             if ":" in item:
                 kw, role = item.split(":", 1)
+                role = role or None  # ``reduction:``: a keyword that is also a role's name, without it
             elif item in ROLES:
                 kw, role = item, item
             else:
@@ -237,7 +251,7 @@ def fn(op: str, signature: str = "x", kwonly: str = "", varargs: bool = False, e
             out.append((kw, role))
         return tuple(out)
 
-    return Fn(op, parse(signature), parse(kwonly), varargs, elementwise)
+    return Fn(op, parse(signature), parse(kwonly), varargs, elementwise, choices)
 
 
 @dataclass(frozen=True)

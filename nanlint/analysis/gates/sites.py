@@ -79,7 +79,7 @@ def _tables():
 
 
 def _ops_of(f) -> frozenset[str]:
-    return frozenset({f.op} if f.elementwise is None else {f.op, f.elementwise.op})
+    return frozenset(v.op for v in f.variants())
 
 
 @lru_cache(maxsize=256)
