@@ -191,6 +191,23 @@ def test_a_clamped_expansion_and_other_sums_are_silent(source):
     assert _nan207(source, may=True) == []
 
 
+def test_an_expansion_written_all_in_einops_is_flagged_and_its_fix_only_shown():
+    """einops' einsum takes its pattern last; with every op of the expansion an einops one,
+    the backend is not known, so the clamp is not spelled (display-only)."""
+    [f] = _nan207("""\
+        import torch
+        import einops
+
+        def cdist(x, y):
+            x2 = einops.reduce(x ** 2, 'b n d -> b n', 'sum')
+            y2 = einops.reduce(y ** 2, 'b n d -> b n', 'sum')
+            xy = einops.einsum(x, y, 'b i d, b j d -> b i j') * -2
+            return torch.sqrt(einops.rearrange(x2, 'b i -> b i 1') + einops.rearrange(y2, 'b j -> b 1 j') + xy)
+    """)
+    assert not f.may and "the sqrt of it is NaN there" in f.message
+    assert f.fix_applicability == "display-only"
+
+
 def test_an_einops_variance_by_cancellation_is_flagged_and_its_fix_only_shown():
     """The pattern of einops' reduce is no axis the framework's variance op takes: the fix
     that would carry it is display-only, not a variance over every axis."""

@@ -180,6 +180,7 @@ CASES = [
     (EINOPS, "y = einops.reduce(h, 'b n d -> b d', reduction='mean')", o.MEAN, {"x": "h"}),
     (EINOPS, "y = reduce(h, 'b (n p) -> b n', 'max', p=2)", o.REDUCE_MAX, {"x": "h"}),
     (EINOPS, "y = reduce(h, 'b n -> b', agg)", o.REDUCE, {"x": "h", "reduction": "agg"}),
+    (EINOPS, "y = einops.einsum(q, k, 'b i d, b j d -> b i j')", o.EINSUM, {}),
     (KERAS, "y = layers.Activation('sigmoid')", o.ACTIVATION_LAYER, {"activation": "'sigmoid'"}),
     (KERAS, "y = keras.Sequential([layers.Dense(1)])", o.SEQUENTIAL, {"layers": "[layers.Dense(1)]"}),
     (TF, "y = tf.keras.models.Sequential(layers=[d])", o.SEQUENTIAL, {"layers": "[d]"}),

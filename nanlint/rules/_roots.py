@@ -269,12 +269,25 @@ def _product(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope):
     if call is None:
         return None
     if call.op == o.EINSUM:
-        operands = [a.value for a in call.node.args[1:] if a.keyword is None and not a.star]
+        operands = _einsum_operands(call)
     else:
         operands = [call.x, call.value("y")]
     if len(operands) != 2 or None in operands:
         return None
     return k, operands, scope, call
+
+
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString)
+
+
+def _einsum_operands(call: OpCall) -> list[cst.BaseExpression]:
+    """The tensors an einsum multiplies: after its equation (``torch.einsum('bd,nd->bn', x, y)``),
+    or before it when the call spells its pattern last, as einops does (``einsum(x, y, 'b d, n d
+    -> b n')``)."""
+    positional = [a.value for a in call.node.args if a.keyword is None and not a.star]
+    if len(positional) > 1 and isinstance(positional[-1], _STRINGS) and not isinstance(positional[0], _STRINGS):
+        return positional[:-1]
+    return positional[1:]
 
 
 def _squared_norm(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope):

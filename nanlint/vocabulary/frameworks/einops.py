@@ -5,7 +5,8 @@
 sum of squares), and no op a rule knows when given a callable.  The pattern takes the place
 of an axis but is not one: it has no role, so a fix that would have to carry the axis of an
 einops reduction into another function's call is not built (:func:`nanlint.fix.spelling.carry_args`).
-``einops.einsum`` (its pattern last) and the layers (``Rearrange``, ``Reduce``) are not listed.
+``einsum`` takes its tensors before its pattern (the rules that read an einsum's operands
+take either order). The layers (``Rearrange``, ``Reduce``) are not listed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ _REDUCED = "tensor:x pattern reduction:"  # the choice made: no role left
 FUNCTIONS: dict[str, Fn] = {
     "einops.rearrange": fn(o.SHAPE, _LAYOUT, varargs=True),  # **axes_lengths
     "einops.repeat": fn(o.SHAPE, _LAYOUT, varargs=True),
+    "einops.einsum": fn(o.EINSUM, "", varargs=True),  # einsum(x, y, 'b i d, b j d -> b i j'): the pattern last
     "einops.reduce": fn(o.REDUCE, "tensor:x pattern reduction:reduction", varargs=True, choices=(
         "reduction", tuple((name, fn(op, _REDUCED, varargs=True)) for name, op in (
             ("sum", o.SUM), ("mean", o.MEAN), ("max", o.REDUCE_MAX), ("min", o.REDUCE_MIN),
