@@ -214,10 +214,44 @@ def test_another_tensors_statistic_is_the_may_tier():
 ])
 def test_n_minus_one_of_a_length_or_a_size_is_strong(source, how):
     found = nan111(source)
-    if how is None:  # n - 1 under a cast: the cast is not followed (left alone)
+    if how is None:  # n - 1 under a cast: the cast of the difference is not followed (left alone)
+        assert found == [] and nan111(source, may=True) == []
         return
     [f] = found
     assert not f.may and how in f.message and "max(n - 1, 1)" in f.message, f.message
+
+
+def test_a_cast_count_minus_one_is_read_through_the_cast():
+    """tensor2tensor's get_timing_signal_1d, ``... / (tf.to_float(num_timescales) - 1)``: 0 for
+    one timescale (``channels == 2``); its fix, ``tf.maximum(..., 1)``, is the one nanlint writes.
+    A cast of a size is strong, as the size is."""
+    source = """\
+        import math
+        import tensorflow as tf
+        def signal(length, channels, min_timescale=1.0, max_timescale=1.0e4):
+            num_timescales = channels // 2
+            return math.log(float(max_timescale) / float(min_timescale)) / (tf.to_float(num_timescales) - 1)
+    """
+    assert nan111(source) == []
+    [f] = nan111(source, may=True)
+    assert f.may and "the count `num_timescales` is 1" in f.message
+    fixed = fix(source, select=["NAN111"], unsafe=True, may=True)
+    assert "tf.maximum(tf.to_float(num_timescales) - 1, 1)" in fixed, fixed
+    [g] = nan111("""\
+        import tensorflow as tf
+        def unbiased(x):
+            return tf.reduce_sum(tf.square(x - tf.reduce_mean(x, 0)), 0) / (tf.cast(tf.shape(x)[0], tf.float32) - 1)
+    """)
+    assert not g.may and "the size" in g.message
+    # keras' linspace: the division runs only when num > 1 (the guard tests what the cast counts)
+    assert nan111("""\
+        import tensorflow as tf
+        def linspace(start, stop, num, dtype):
+            step = tf.constant(float("nan"))
+            if num > 1:
+                step = (stop - start) / (tf.cast(num, dtype) - 1)
+            return step
+    """, may=True) == []
 
 
 def test_n_minus_one_named_as_a_count_is_the_may_tier():
