@@ -16,6 +16,7 @@ from nanlint.rules.context import RuleContext
 from nanlint.semantic.navigation import enclosing, stored, variable_names_in
 from nanlint.semantic.reach import via_call
 from nanlint.semantic.resolve import Scope
+from nanlint.source.walk import node_types
 from nanlint.rules._gradient_traps import binop, euclidean_norm, follow, is_difference, is_op, key, square_base, sum_of_squares
 
 
@@ -277,15 +278,13 @@ def _product(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope):
     return k, operands, scope, call
 
 
-_STRINGS = (cst.SimpleString, cst.ConcatenatedString)
-
-
 def _einsum_operands(call: OpCall) -> list[cst.BaseExpression]:
     """The tensors an einsum multiplies: after its equation (``torch.einsum('bd,nd->bn', x, y)``),
     or before it when the call spells its pattern last, as einops does (``einsum(x, y, 'b d, n d
     -> b n')``)."""
     positional = [a.value for a in call.node.args if a.keyword is None and not a.star]
-    if len(positional) > 1 and isinstance(positional[-1], _STRINGS) and not isinstance(positional[0], _STRINGS):
+    strings = node_types("SimpleString", "ConcatenatedString")  # not at import: a warm run loads no libcst
+    if len(positional) > 1 and isinstance(positional[-1], strings) and not isinstance(positional[0], strings):
         return positional[:-1]
     return positional[1:]
 
