@@ -8,6 +8,8 @@ import math
 import pytest
 
 from conftest import fix, lint
+from nanlint.lint.engine import Linter
+from nanlint.rules.base import by_code
 
 SELECT = {"NAN111"}
 
@@ -252,6 +254,19 @@ def test_a_cast_count_minus_one_is_read_through_the_cast():
                 step = (stop - start) / (tf.cast(num, dtype) - 1)
             return step
     """, may=True) == []
+
+
+@pytest.mark.parametrize("source", [
+    "import tensorflow as tf\ndef f(lo, hi, num_timescales):\n    return tf.math.log(hi / lo) / (tf.to_float(num_timescales) - 1)\n",
+    "import torch\ndef f(x, num_steps):\n    return x.sum() / (num_steps.float() - 1)\n",
+])
+def test_the_site_filter_keeps_a_cast_count_minus_one(source):
+    """NAN111 alone, with and without the site filter: the gate reads a cast (a function or a
+    method) of a count as the check does."""
+    linter = Linter([by_code()["NAN111"]], {"may": True})
+    kept = linter.lint_source(source.encode(), "train.py").findings
+    every = linter.lint_source(source.encode(), "train.py", site_filter=False).findings
+    assert [f.code for f in every] == ["NAN111"] and [f.code for f in kept] == ["NAN111"]
 
 
 def test_n_minus_one_named_as_a_count_is_the_may_tier():

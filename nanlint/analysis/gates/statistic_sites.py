@@ -312,8 +312,9 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
             return bool(COUNT.match(e.attr)) or e.attr in known or _chain_root(e) in known
         if kind is ast.Call:
             name = callee(e.func)
-            if name in layouts and depth < 16 and any(counts(a, depth + 1) for a in e.args[:1]):
-                return True  # a cast of a count: tf.to_float(num_timescales)
+            cast = e.args[:1] + ([e.func.value] if type(e.func) is ast.Attribute else [])
+            if name in layouts and depth < 16 and any(counts(a, depth + 1) for a in cast):
+                return True  # a cast of a count: tf.to_float(num_timescales), num_steps.float()
             return model(e.func, 2) or type(e.func) is ast.Name and name == "len" or \
                 type(e.func) is ast.Attribute and name in SHAPE_METHODS or name in known or _chain_root(e.func) in known
         if kind is ast.Subscript:
