@@ -222,25 +222,27 @@ def count_of(ctx: RuleContext, den: cst.BaseExpression, scope: Scope,
     if first is None:
         return None
     r, e = first
-    found = _count(ctx, e.left, r.scope)
-    if found is None:
-        return None
-    how, framework = found
-    if framework is None and num is not None and not _tensor(ctx, num, scope):
-        return None  # Python numbers: 1 / 0 raises ZeroDivisionError, no NaN
-    count = e.left  # what is counted, out of its casts (``tf.cast(num, dtype) - 1``: ``num``, which a guard tests)
+    # what is counted, out of its casts (``tf.to_float(num_timescales) - 1``: ``num_timescales``,
+    # which a guard tests and the message names); a cast makes the count a tensor of its framework
+    count, cast_framework = e.left, None
     for _ in range(4):
         cast = ctx.op_call(count, r.scope) if isinstance(count, cst.Call) else None
         if cast is None or cast.op != o.SHAPE or cast.x is None:
             break
-        count = cast.x
+        count, cast_framework = cast.x, cast.framework
+    found = _count(ctx, count, r.scope)
+    if found is None:
+        return None
+    how, framework = found[0], found[1] or cast_framework
+    if framework is None and num is not None and not _tensor(ctx, num, scope):
+        return None  # Python numbers: 1 / 0 raises ZeroDivisionError, no NaN
     shown = f"`{ctx.short(e)}`"
     why = f"it is 0 when {how} `{ctx.short(count, 30)}` is 1 (a window of one element): x / 0 is inf (0/0 = NaN)"
     return Statistic("count", shown, r, why, "divide by max(n - 1, 1)", weak=how in ("the count", "the dimension"),
                      count=count, framework=framework)
 
 
-def _count(ctx: RuleContext, n: cst.BaseExpression, s: Scope, depth: int = 0) -> tuple[str, o.Framework | None] | None:
+def _count(ctx: RuleContext, n: cst.BaseExpression, s: Scope) -> tuple[str, o.Framework | None] | None:
     """How ``n`` is a count (a length, a shape, a name) and the framework of a tensor count."""
     for r in ctx.values(n, s):
         if r.ctx is not None:
@@ -259,11 +261,6 @@ def _count(ctx: RuleContext, n: cst.BaseExpression, s: Scope, depth: int = 0) ->
             return _size(_axis(e.args[0].value) if e.args else 0), None
     if isinstance(n, (cst.Name, cst.Attribute)) and _COUNT.match(_last(n)):
         return "the count", None
-    cast = ctx.op_call(n, s) if isinstance(n, cst.Call) else None
-    if cast is not None and cast.op == o.SHAPE and cast.x is not None and depth < 4:
-        # tf.to_float(num_timescales) - 1, tf.cast(n, tf.float32) - 1: the count, as a tensor
-        found = _count(ctx, cast.x, s, depth + 1)
-        return (found[0], found[1] or cast.framework) if found is not None else None
     return None
 
 
