@@ -25,6 +25,7 @@ from nanlint.rules._zero_divisions import division_sites, in_where
 from nanlint.rules._zero_fixes import epsilon, far
 from nanlint.analysis.gates.sites import NEG_POW, SLASH
 from nanlint.analysis.gates.statistic_sites import statistic_denominator, text_site
+from nanlint.source.ast_tree import skeletal
 from nanlint.semantic.reach import origin_note
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import normalized
@@ -51,8 +52,8 @@ class DivideByStatistic(Rule):
         CPython's tree; a large file's skeleton: the text check."""
         if not text_site(text):
             return False
-        if not hasattr(tree, "body") or hasattr(tree, "firsts"):
-            return True  # a large file's skeleton holds no expressions
+        if skeletal(tree):
+            return True
         return statistic_denominator(tree, text, path, extra)
 
     def check(self, ctx: RuleContext) -> None:

@@ -11,7 +11,7 @@ import ast
 import libcst as cst
 
 from nanlint.fix import fixes
-from nanlint.source.ast_tree import by_type
+from nanlint.source.ast_tree import by_type, skeletal
 from nanlint.analysis.gates.sites import SLASH
 from nanlint.vocabulary import ops as o
 from nanlint.vocabulary.limits import FLOAT16_MAX, FLOAT16_OVERFLOW, FLOAT16_ZERO
@@ -253,7 +253,7 @@ def _site(tree: ast.AST) -> bool:
     arguments, or torch's ``autocast``/``GradScaler`` named anywhere in the code.  The
     number: an epsilon 0 < v <= 2**-25 (0 in float16), or ``-v`` with v >= 65520 (a fill
     that is -inf there)."""
-    if hasattr(tree, "firsts"):
+    if skeletal(tree):
         return True
     index = by_type(tree)
     if any(n.attr in ("min", "max") and (type(n.value) is ast.Attribute and n.value.attr in _FLOAT16

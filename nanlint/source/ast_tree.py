@@ -29,6 +29,13 @@ _BY_TYPE: list = []  # (tree, its index) of the last trees indexed, the newest l
 _KEPT = 4  # the file's tree and those of the modules its gates follow an import into
 
 
+def skeletal(tree) -> bool:
+    """Whether ``tree`` holds no expressions to read: a large file's Skeleton
+    (:mod:`nanlint.source.chunks`: its top-level statements' lines, not their trees), or no module at
+    all. A file gate answers yes for it (the site filter asks no gate of a Skeleton either)."""
+    return not hasattr(tree, "body") or hasattr(tree, "firsts")
+
+
 def by_type(tree: ast.AST) -> dict[type, list[ast.AST]]:
     """Every node of ``tree`` by its type (one walk, remembered for the last few trees: the
     file gates of several rules read the same tree, each a few node types, and some read an

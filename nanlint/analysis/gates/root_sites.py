@@ -30,7 +30,7 @@ from functools import lru_cache
 from nanlint.analysis.gates.sites import last_names
 from nanlint.analysis.gates.syntax_sites import Constants, callee, literal, renames
 from nanlint.analysis.gates.bindings import Bindings
-from nanlint.source.ast_tree import nodes
+from nanlint.source.ast_tree import nodes, skeletal
 from nanlint.vocabulary import frameworks as fw_registry
 from nanlint.vocabulary import ops as o
 
@@ -209,8 +209,8 @@ def exp_root_site(tree: ast.Module, text: str) -> bool:
     call, a project module's value): an exp call, a call or index of one, or a name any
     value of the file may bind to one; a name bound to a root's or exp's spelling: yes; a
     layer standing for its activation (``activation="exponential"``): yes."""
-    if not hasattr(tree, "body") or hasattr(tree, "firsts") or "exponential" in text:
-        return True  # a large file's skeleton holds no expressions
+    if skeletal(tree) or "exponential" in text:
+        return True
     exps, sqrts, pows = (last_names(frozenset({op})) for op in (o.EXP, o.SQRT, o.POW))
     spelled = exps | sqrts | pows
     roots: list[ast.expr] = []

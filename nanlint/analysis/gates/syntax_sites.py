@@ -22,7 +22,7 @@ import ast
 import bisect
 
 from nanlint.analysis.guards import NAMED_CONSTANTS, F32_ABSORBED_ADD, float32
-from nanlint.source.ast_tree import nodes, statements
+from nanlint.source.ast_tree import nodes, skeletal, statements
 from nanlint.vocabulary import ops as o
 
 _NAMED = frozenset(q.rsplit(".", 1)[-1] for q in NAMED_CONSTANTS)  # pi, e, tau: what guards.constant knows
@@ -203,8 +203,8 @@ def fill_site(tree: ast.Module, logs: frozenset[str]) -> bool:
     bare name), or calls a log (``s + log(m)``: -inf where the mask is 0; ``logs``, its
     spellings).  The fills take only this module's values, so the spelling is in the file.
     (Its ``needs`` matched ``.inf`` in every ``logger.info``.)"""
-    if not hasattr(tree, "body") or hasattr(tree, "firsts"):
-        return True  # a large file's skeleton holds no expressions
+    if skeletal(tree):
+        return True
     for n in nodes(tree, ast.Constant, ast.Attribute, ast.Name, ast.alias, ast.Assign, ast.Call):
         kind = type(n)
         if kind is ast.Constant:
