@@ -131,12 +131,16 @@ def node_types(*names: str) -> tuple[type, ...]:
     return tuple(getattr(cst, name) for name in names)
 
 
+def _all_fields(node_type: type) -> tuple[str, ...]:
+    """Every field of ``node_type`` (formatting ones included), remembered in ``_ALL_FIELDS``."""
+    fields = _ALL_FIELDS[node_type] = tuple(f.name for f in dataclasses.fields(node_type))
+    return fields
+
+
 def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The nodes ``node`` holds (formatting nodes included), as ``node.children`` would
     give, without libcst's rebuilding visit."""
-    fields = _ALL_FIELDS.get(type(node))
-    if fields is None:
-        fields = _ALL_FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(type(node)))
+    fields = _ALL_FIELDS.get(type(node)) or _all_fields(type(node))
     out = []
     for name in fields:
         value = getattr(node, name)
@@ -155,9 +159,7 @@ def parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
     stack = [root]
     while stack:
         node = stack.pop()
-        fields = _ALL_FIELDS.get(type(node))
-        if fields is None:
-            fields = _ALL_FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(type(node)))
+        fields = _ALL_FIELDS.get(type(node)) or _all_fields(type(node))
         for name in fields:
             value = getattr(node, name)
             kind = type(value)
