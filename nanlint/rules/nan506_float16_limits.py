@@ -13,6 +13,7 @@ import libcst as cst
 from nanlint.fix import fixes
 from nanlint.source.ast_tree import by_type, skeletal
 from nanlint.analysis.gates.sites import SLASH
+from nanlint.analysis.gates.syntax_sites import callee
 from nanlint.vocabulary import ops as o
 from nanlint.vocabulary.limits import FLOAT16_MAX, FLOAT16_OVERFLOW, FLOAT16_ZERO
 from nanlint.rules.context import RuleContext
@@ -223,12 +224,6 @@ _AMP = frozenset({"autocast", "GradScaler"})  # torch's mixed precision: evidenc
 _TREE_MAPS = frozenset({"tree_map", "map"})  # a pytree cast: float16 anywhere in its arguments
 
 
-def _called(call: ast.Call) -> str | None:
-    """The last name of what ``call`` calls (``finfo`` of ``torch.finfo(...)``)."""
-    func = call.func
-    return func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
-
-
 def _may_be_float16(finfo: ast.Call) -> bool:
     """Whether ``finfo(d)``'s dtype may be float16 as ``Float16Evidence.is_float16`` reads it (a
     string, or a name whose qualified name ends in float16 or half): a name (an import or an
@@ -257,7 +252,7 @@ def _site(tree: ast.AST) -> bool:
         return True
     index = by_type(tree)
     if any(n.attr in ("min", "max") and (type(n.value) is ast.Attribute and n.value.attr in _FLOAT16
-                                         or type(n.value) is ast.Call and _called(n.value) == "finfo"
+                                         or type(n.value) is ast.Call and callee(n.value.func) == "finfo"
                                          and _may_be_float16(n.value))
            for n in index.get(ast.Attribute, ())) or \
             any(n.value == FLOAT16_MAX and type(n.value) in (int, float) for n in index.get(ast.Constant, ())):
