@@ -8,7 +8,8 @@ import libcst as cst
 import pytest
 
 from nanlint.source.positions import Positions
-from nanlint.source.walk import parents, parse, positions
+from nanlint.source.codegen import positions
+from nanlint.source.walk import parents, parse
 
 SOURCES = {
     "decorated": "import torch  # c\n\n# lead\n@dec\n@dec2(1,\n      2)\ndef f(x):\n    return x  # noqa\n",

@@ -20,7 +20,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from conftest import ALLOW_MISSING, missing_allowed, missing_framework
 from nanlint.lint import cache as cache_mod
 from nanlint.lint import catalogue, runner
-from nanlint.source import walk
+from nanlint.source import codegen, walk
 from nanlint.lint.engine import Linter
 from nanlint.semantic.resolve import Index
 from nanlint.rules.base import all_rules
@@ -423,7 +423,19 @@ def test_fast_parents_and_positions(corpus):
 
         module.visit(_P())
         assert {k: id(v) for k, v in walk.parents(module).items()} == expected
-        assert dict(walk.positions(module)) == dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
+        assert dict(codegen.positions(module)) == dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
+
+
+def test_fast_code_is_libcst_code(corpus):
+    """codegen.code_of is Module.code_for_node, on every statement and expression."""
+    for module in _modules(corpus)[:12]:
+        assert codegen.code_of(module, module) == module.code
+        stack: list[cst.CSTNode] = [module]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.children)
+            if isinstance(node, (cst.BaseExpression, cst.BaseStatement)):
+                assert codegen.code_of(module, node) == module.code_for_node(node)
 
 
 def test_fast_parse_is_libcst_parse(corpus):

@@ -16,6 +16,7 @@ from typing import Sequence
 import libcst as cst
 
 from nanlint.source.large import LINES
+from nanlint.source.codegen import code_of
 from nanlint.source.walk import empty_module, node_types
 from nanlint.findings import APPLICABILITIES, DISPLAY_ONLY, SAFE, UNSAFE, allowed  # noqa: F401 - rules spell fixes.SAFE
 
@@ -111,7 +112,7 @@ def keep_parens(old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
 
 
 def _multiline(node: cst.CSTNode) -> bool:
-    return "\n" in empty_module().code_for_node(node)
+    return "\n" in code_of(empty_module(), node)
 
 
 def keep_layout(old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
@@ -213,15 +214,15 @@ def replacement_code(module: cst.Module, old: cst.CSTNode, new: cst.CSTNode, par
     indentation; the span is the statement's own, its comment and newline stay after it.
     ``parent``: node -> parent node."""
     if not isinstance(new, cst.FlattenSentinel):
-        return module.code_for_node(restyle(old, new))
+        return code_of(module, restyle(old, new))
     indent, node = "", parent(old)
     while node is not None:
         if isinstance(node, cst.IndentedBlock):
             indent = (node.indent if node.indent is not None else module.default_indent) + indent
         node = parent(node)
     *before, last = new.nodes
-    head = "".join(module.code_for_node(s.with_changes(leading_lines=())) + indent for s in before)
-    return head + "; ".join(module.code_for_node(s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT))
+    head = "".join(code_of(module, s.with_changes(leading_lines=())) + indent for s in before)
+    return head + "; ".join(code_of(module, s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT))
                             for s in last.body)
 
 

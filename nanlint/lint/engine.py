@@ -15,6 +15,7 @@ from nanlint.rules.context import RawFinding, RuleContext
 from nanlint.rules.base import Rule, all_rules
 from nanlint.lint.site_filter import SiteFilter
 from nanlint.source import chunks as _chunks, large
+from nanlint.source.codegen import code_of
 from nanlint.source.syntax import Checked, NestingTooDeep, parse, parse_error_message, precheck
 
 MAX_FIX_PASSES = 10
@@ -118,7 +119,7 @@ class Linter:
         r = ctx.positions[f.node]
         finding = Finding(f.code, f.name, f.message, ctx.path,
                           (r.start.line, r.start.column + 1), (r.end.line, r.end.column + 1),
-                          snippet=ctx.module.code_for_node(f.node), may=f.may)
+                          snippet=code_of(ctx.module, f.node), may=f.may)
         if f.fix is not None:
             finding.fix_applicability = f.fix.applicability
             finding.fix_message = f.fix.message
@@ -133,7 +134,7 @@ class Linter:
                     row = ctx.positions[ctx.module.body[index]].start.line
                 else:
                     row = len(ctx.module.code.splitlines()) + 1
-                content = "".join(ctx.module.code_for_node(i.statement()) for i in f.fix.imports)
+                content = "".join(code_of(ctx.module, i.statement()) for i in f.fix.imports)
                 finding.edits.append(Edit(content, (row, 1), (row, 1)))
         return finding
 

@@ -9,6 +9,7 @@ from typing import Iterator
 
 import libcst as cst
 
+from nanlint.source.codegen import code_of
 from nanlint.source.walk import node_types
 from nanlint.vocabulary import frameworks as fw_registry
 from nanlint.vocabulary.ops import Fn
@@ -63,7 +64,7 @@ class FileContext:
         return self._text
 
     def code(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+        return code_of(self.module, node)
 
     def short(self, node: cst.CSTNode, width: int = 40) -> str:
         """``node``'s code on one line, cut to ``width`` characters: for naming it in a message."""

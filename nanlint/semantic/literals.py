@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from nanlint.source.codegen import code_of
 from nanlint.source.walk import empty_module
 
 
@@ -65,7 +66,7 @@ def normalized(expr: cst.BaseExpression) -> str:
     operands are the same expression when their normalized texts are equal."""
     if getattr(expr, "lpar", None):
         expr = expr.with_changes(lpar=[], rpar=[])
-    return "".join(empty_module().code_for_node(expr).split())
+    return "".join(code_of(empty_module(), expr).split())
 
 
 def same(a: cst.BaseExpression | None, b: cst.BaseExpression | None) -> bool:

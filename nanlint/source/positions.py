@@ -22,13 +22,13 @@ the whole module's positions: the same answers, at the old cost.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import warnings
 from typing import Callable
 
 import libcst as cst
 
-from nanlint.source.walk import node_types, positions as whole_positions, unit_positions
+from nanlint.source.codegen import positions as whole_positions, unit_positions
+from nanlint.source.walk import node_types
 
 _DEFS = {"FunctionDef": (ast.FunctionDef, ast.AsyncFunctionDef), "ClassDef": (ast.ClassDef,)}
 # units generated before the whole module's positions are cheaper (measured: a module of 2000
@@ -120,7 +120,7 @@ class Positions:
                 r = got[stmt]
                 shift = first - r.start.line
                 if r.end.line + shift == last:
-                    found = got if not shift else {n: _moved(c, shift) for n, c in got.items()}
+                    found = got if not shift else got.moved(shift)
             self._done[key] = found
         return self._done[key]
 
@@ -132,11 +132,6 @@ def _module_statements(text: str) -> list[ast.stmt] | None:
             return ast.parse(text).body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-
-
-def _moved(r, shift: int):
-    return dataclasses.replace(r, start=dataclasses.replace(r.start, line=r.start.line + shift),
-                               end=dataclasses.replace(r.end, line=r.end.line + shift))
 
 
 def _pair(stmts: list, asts: list[ast.stmt] | None) -> list[tuple[int, int, ast.stmt | None]] | None:

@@ -119,7 +119,7 @@ def load_libcst() -> None:
 
 @functools.lru_cache(maxsize=None)
 def empty_module() -> cst.Module:
-    """An empty module, for ``code_for_node`` of a node outside any module."""
+    """An empty module, for ``codegen.code_of`` of a node outside any module."""
     return cst.Module([])
 
 
@@ -172,43 +172,6 @@ def parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
                 out[id(value)] = node
                 stack.append(value)
     return out
-
-
-def positions(module: cst.Module):
-    """``PositionProvider``'s node -> CodeRange mapping for ``module``.
-
-    ``MetadataWrapper.resolve`` first runs a (here empty) batched visit over the
-    whole tree, which costs as much as the code generation that computes the
-    positions; this runs the provider's code generation alone."""
-    from libcst.metadata import MetadataWrapper, PositionProvider
-
-    try:
-        provider = PositionProvider()
-        provider._computed = {}
-        provider._gen_impl(module)
-        return provider._computed
-    except Exception:  # noqa: BLE001 - a libcst without these internals: the public way
-        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-
-
-def unit_positions(module: cst.Module, stmt: cst.CSTNode, indents: tuple[str, ...]) -> dict | None:
-    """:func:`positions` of the nodes of one statement of ``module``, generated alone inside
-    the blocks whose indentations are ``indents`` (so its columns are the file's), its first
-    line (its leading comments and decorators included) counted as line 1; None with a
-    libcst without these internals."""
-    from libcst.metadata import PositionProvider
-    from libcst.metadata.position_provider import PositionProvidingCodegenState
-
-    try:
-        provider = PositionProvider()
-        provider._computed = {}
-        state = PositionProvidingCodegenState(default_indent=module.default_indent,
-                                              default_newline=module.default_newline, provider=provider)
-        state.indent_tokens = list(indents)
-        stmt._codegen(state)
-        return provider._computed
-    except Exception:  # noqa: BLE001 - the caller falls back to the whole module's
-        return None
 
 
 def parse(source: bytes | str) -> cst.Module:
