@@ -21,10 +21,13 @@ protocol thread, but not killable and sharing the GIL."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import pickle
 import signal
 from typing import Any, Callable
+
+from nanlint.source import walk
 
 CAN_FORK = hasattr(os, "fork")
 
@@ -54,6 +57,11 @@ class Job:
         if pid == 0:  # the child: compute, write, leave without running anything of the parent's
             try:
                 os.close(read)
+                # as the command line's workers do: what the child inherits is never its
+                # garbage, and each tree it parses is not either (it exits after one call),
+                # so no collection scans them
+                gc.freeze()
+                walk.FREEZE_TREES = True
                 null = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(null, 1)  # stdout is the protocol's stream: nothing of the child's goes there
                 try:
