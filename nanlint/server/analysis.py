@@ -78,7 +78,7 @@ def analyse(path: Path, text: str, settings: Settings) -> Analysis:
     if project.excluded(path):
         out.excluded = True
         return out
-    result: FileResult = project.linter_for(path).lint_source(text.encode("utf-8"), str(path), site_filter=False)
+    result: FileResult = project.linter_for(path).lint_source(text.encode("utf-8"), str(path))
     out.findings = [f for f in result.findings if f.cell is None]
     out.error = result.error
     return out
