@@ -5,6 +5,7 @@ examples and on real ML sources (the installed frameworks' own code)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -216,7 +217,10 @@ def test_prefilter_decisions():
 
 def test_parallel_equals_serial(corpus, tmp_path):
     linter = Linter([r for r in all_rules() if r.default], {"frameworks": {}})
+    frozen = gc.get_freeze_count()
     serial = runner.run(corpus, lambda p: linter, False, False, False, jobs=1)
+    # the serial run froze its heap as a worker does (runner._frozen_heap), and gave it back
+    assert gc.get_freeze_count() == frozen and not walk.FREEZE_TREES
     stats = runner.Stats()
     parallel = runner.run(corpus, lambda p: linter, False, False, False, jobs=2, stats=stats)
     assert _findings(parallel) == _findings(serial)

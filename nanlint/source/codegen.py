@@ -30,9 +30,9 @@ def code_of(module: cst.Module, node: cst.CSTNode) -> str:
     newlines."""
     try:
         state = _states()[0](default_indent=module.default_indent, default_newline=module.default_newline)
+        node._codegen(state)
     except Exception:  # noqa: BLE001 - a libcst without these internals: the public way
         return module.code_for_node(node)
-    node._codegen(state)
     return "".join(state.tokens)
 
 
@@ -40,11 +40,11 @@ def positions(module: cst.Module) -> Mapping:
     """``PositionProvider``'s node -> CodeRange mapping for ``module``."""
     try:
         state = _states()[1](module.default_indent, module.default_newline)
+        module._codegen(state)
     except Exception:  # noqa: BLE001 - a libcst without these internals: the public way
         from libcst.metadata import MetadataWrapper, PositionProvider
 
         return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    module._codegen(state)
     return Spans(state.computed)
 
 
@@ -119,7 +119,7 @@ def _states():
 
         __slots__ = ()
 
-        def record_syntactic_position(self, node, *, start_node=None, end_node=None):  # noqa: ARG002
+        def record_syntactic_position(self, node, *, start_node=None, end_node=None):
             return quiet
 
     class _Record:
@@ -171,7 +171,7 @@ def _states():
             self.tokens.append(value)
             self._advance(value)
 
-        def before_codegen(self, node) -> None:  # noqa: ARG002
+        def before_codegen(self, node) -> None:
             self.stack.append((self.line, self.column))
 
         def after_codegen(self, node) -> None:
