@@ -97,3 +97,22 @@ def test_a_same_named_function_of_another_module_is_not_the_helper(tmp_path):
     write(tmp_path, {"train.py": TAPE.format(imp="losses"), "losses.py": "def safe_log(x):\n    return x\n"})
     assert nan201(tmp_path / "utils.py") == []
     assert nan201(tmp_path / "utils.py", may=True)[0].may
+
+
+def test_resolved_is_path_resolve(tmp_path, monkeypatch):
+    """``modules.resolved`` (a file's directory resolved once per run) is ``Path.resolve``:
+    through a linked directory, a linked file, ``..`` and a relative path."""
+    real = tmp_path / "real"
+    (real / "pkg").mkdir(parents=True)
+    (real / "pkg" / "a.py").write_text("x = 1\n")
+    (real / "b.py").write_text("y = 2\n")
+    (tmp_path / "linked").symlink_to(real, target_is_directory=True)
+    (real / "pkg" / "to_b.py").symlink_to(real / "b.py")
+    monkeypatch.chdir(tmp_path)
+    paths = [tmp_path / "linked" / "pkg" / "a.py", tmp_path / "linked" / "pkg" / "to_b.py",
+             tmp_path / "linked" / "pkg" / ".." / "b.py", Path("linked/pkg/a.py"), Path("linked/pkg/to_b.py"),
+             tmp_path / "linked" / "pkg" / "missing.py", Path("linked") / "pkg" / ".."]
+    with modules.run_memo():
+        got = [modules.resolved(p) for p in paths]
+    assert got == [p.resolve() for p in paths]
+    assert got[1] == real / "b.py" and got[0] == real / "pkg" / "a.py"

@@ -30,7 +30,7 @@ def importers(path: Path, extra: tuple[str, ...] = ()) -> list[tuple[Path, froze
     """(file, the names it takes) for each project file that imports names from ``path``
     directly, in a stable order; none for a file outside a directory."""
     try:
-        real = path.resolve()
+        real = modules.resolved(path)
     except OSError:
         return []
     if not real.is_file():
