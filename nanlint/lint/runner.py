@@ -32,7 +32,6 @@ prefilter; none such is known.)  Notebooks are never prefiltered.
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import re
 import signal
@@ -204,22 +203,20 @@ class Stats:
 
 @contextlib.contextmanager
 def _frozen_heap():
-    """A serial run keeps the collector off what it holds, as a worker does: what exists
-    before the run is frozen (``gc.freeze``), and so is each file's tree after its parse
-    (``walk.FREEZE_TREES``).  Otherwise every full collection scans the run's memo and the
-    trees still alive, and CPython's parse of the next file pays for it: a serial run of
-    the training corpus (1,078 files) took 44.5 CPU s, 34.5 s frozen.  Cyclic garbage made
-    during the run waits for its end (``gc.unfreeze``)."""
+    """A serial run keeps the collector off what it holds, as a worker does
+    (``walk.freeze_heap``: what exists before the run, and each file's tree after its
+    parse).  Otherwise every full collection scans the run's memo and the trees still
+    alive, and CPython's parse of the next file pays for it: a serial run of the training
+    corpus (1,078 files) took 44.5 CPU s, 34.5 s frozen.  Cyclic garbage made during the
+    run waits for its end (``walk.thaw_heap``)."""
     if walk.FREEZE_TREES:  # already frozen (a worker, a nested run)
         yield
         return
-    gc.freeze()
-    walk.FREEZE_TREES = True
+    walk.freeze_heap()
     try:
         yield
     finally:
-        walk.FREEZE_TREES = False
-        gc.unfreeze()
+        walk.thaw_heap()
 
 
 # --- worker processes ------------------------------------------------------------------
@@ -231,8 +228,7 @@ _MODE: tuple[bool, bool, bool] = (False, False, False)
 
 def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the workers (a terminal signals them all)
-    gc.freeze()  # the inherited objects are never garbage: keep collections from scanning them
-    walk.FREEZE_TREES = True
+    walk.freeze_heap()  # the inherited objects are never garbage: keep collections from scanning them
 
 
 def _work(k: int) -> tuple[int, FileResult]:

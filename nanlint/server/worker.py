@@ -21,7 +21,6 @@ protocol thread, but not killable and sharing the GIL."""
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import pickle
 import signal
@@ -60,8 +59,7 @@ class Job:
                 # as the command line's workers do: what the child inherits is never its
                 # garbage, and each tree it parses is not either (it exits after one call),
                 # so no collection scans them
-                gc.freeze()
-                walk.FREEZE_TREES = True
+                walk.freeze_heap()
                 null = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(null, 1)  # stdout is the protocol's stream: nothing of the child's goes there
                 try:

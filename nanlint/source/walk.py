@@ -206,9 +206,25 @@ def parse(source: bytes | str) -> cst.Module:
     return module
 
 
-# Set in nanlint's own worker processes only (a process that lints and exits):
-# after each parse, move the tree to the collector's permanent generation.
+# Set by freeze_heap (a worker, a serial run, the server's analysis child): after each
+# parse, move the tree to the collector's permanent generation.
 FREEZE_TREES = False
+
+
+def freeze_heap() -> None:
+    """Keep the collector off what this process holds now and off each tree parsed from
+    now on (none of it is garbage until the run ends): for a process that lints and exits,
+    or a run that ends with :func:`thaw_heap`."""
+    global FREEZE_TREES
+    gc.freeze()
+    FREEZE_TREES = True
+
+
+def thaw_heap() -> None:
+    """Undo :func:`freeze_heap`: what it froze is the collector's again."""
+    global FREEZE_TREES
+    FREEZE_TREES = False
+    gc.unfreeze()
 
 
 def _no_validation(self) -> None:
