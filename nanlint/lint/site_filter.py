@@ -86,11 +86,13 @@ class SiteFilter:
         return not enough(sites.scan(checked.tree, checked.text, self.wanted, enough))
 
     def reduced(self, checked: Checked, source: bytes) -> tuple[str, list[int]] | list | None:
-        """A large file's text with only the statements that can hold a finding
-        (:mod:`nanlint.source.large`); when that keeps too much, windows of it (a list of
-        such texts, each analysed apart); None to parse it whole."""
+        """A large file's text with only the statements that can hold a finding, or windows
+        of it (a list of such texts, each analysed apart), a long def cut into its body's
+        statements (:func:`nanlint.source.large.pieces`); None to parse it whole."""
 
-        if len(source) <= large.LARGE or checked.tree is None or self.wanted is None:
+        if checked.tree is None or self.wanted is None or len(source) <= large.LONG:
+            return None
+        if len(source) <= large.LARGE and not large.has_long(checked.tree, checked.text):
             return None
         rules = self._reporting(checked.text)
         ops = frozenset(k for r in rules for group in r.triggers for k in with_implying(group))  # type: ignore[union-attr]
@@ -100,8 +102,7 @@ class SiteFilter:
         # and the operators a rule starts from (a division, a power): their statements too
         names = sites.last_names(ops) | evidence | frozenset(t for t in (sites.SLASH, "**") if t in ops
                                                               or t == "**" and ops & {sites.POW_HALF, sites.NEG_POW})
-        return large.reduce(checked.tree, checked.text, names) or \
-            large.windows(checked.tree, checked.text, names)
+        return large.pieces(checked.tree, checked.text, names, small=len(source) <= large.LARGE)
 
     def _reporting(self, text: str) -> list[Rule]:
         """The rules that can report in ``text``, judged by the names in it (and ``/``,

@@ -53,7 +53,8 @@ import ast
 
 from nanlint.source.ast_tree import ast_depth, chain_pairs, statements
 from nanlint.source.cuts import COMMENT, NEWLINE, Tokens, bracket_delta, cuts, lines_in
-from nanlint.source.large import binds
+from nanlint.source import large as _large
+from nanlint.source.large import binds, outline
 
 TARGET = 300_000  # characters per chunk: a tree of ~30-60 MB
 BIG = 2  # times the target: a chunk (a statement) above that is split (compiled in slices) when it can be
@@ -69,6 +70,7 @@ class Skeleton(ast.Module):
     lasts: list[int]  # its last line
     imports: set[int]  # the indices of the imports
     binds: list  # the names it binds: () or a name or a tuple of names
+    outlines: dict  # index -> the large.Outline of a def or class of large.LONG_LINES lines or more
 
     def nesting(self, limit: int) -> int:
         """The nesting depth of the file's tree (``ast_tree.ast_depth``), compiled again
@@ -123,6 +125,7 @@ def _compile_large(text: str, target: int, source: bytes | None) -> Skeleton:
     skeleton.text = text
     skeleton.pieces = []
     skeleton.firsts, skeleton.lasts, skeleton.imports, skeleton.binds = [], [], set(), []
+    skeleton.outlines = {}
     line, at = 1, 0  # the line of offset ``at``
     i = 0
     while i < len(units):
@@ -224,6 +227,10 @@ def _first(stmt: ast.stmt) -> int:
 def _record(skeleton: Skeleton, stmt: ast.stmt, first: int, last: int) -> None:
     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
         skeleton.imports.add(len(skeleton.firsts))
+    elif last - first >= _large.LONG_LINES and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        found = outline(stmt, first - _first(stmt))  # a long def is cut (nanlint.source.large)
+        if found is not None:
+            skeleton.outlines[len(skeleton.firsts)] = found
     skeleton.firsts.append(first)
     skeleton.lasts.append(last)
     names = binds(stmt)

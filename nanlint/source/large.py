@@ -18,6 +18,15 @@ statements of about ``WINDOW`` characters, each reduced on its own, parsed, anal
 dropped before the next, so memory is a window's whatever the file holds (the 10 MB
 module of issue 22: 8.8 GB and no result in 400 s before, 0.4 GB after).  A value that
 flows between statements of different windows through more than two names is lost.
+
+A long function is not a statement-sized unit (:class:`Outline`): a top-level ``def`` or
+``class`` of more than ``LONG`` characters is cut into its header and its body's statements
+(recursively, a long method of a class), and a window holds a group of them with the header
+above them, the statements of the body binding what they read, and, for a class, its
+statements that are not functions and its ``__init__`` (what its attributes are).  A file
+under ``LARGE`` that holds one is reduced to at most ``WINDOW`` characters, else analysed in
+windows (:func:`pieces`): its libcst tree is a window's too (a 20,000-line ``def``: 1.15 GB
+parsed whole).
 """
 
 from __future__ import annotations
@@ -29,29 +38,52 @@ import re
 LARGE = 1_000_000  # bytes: above this, a file is syntax-checked in chunks and reduced before the libcst parse
 MAX_KEPT = 1_000_000  # a reduction that keeps more than this is not worth it
 WINDOW = 250_000  # characters of statements per window of a file no reduction shrinks
+LONG = WINDOW  # characters: a top-level def or class longer than this is cut into its body's statements
+LONG_LINES = 1_000  # a large file's syntax check outlines a def or class of this many lines (chunks)
 _DIRECTIVE = re.compile(r"^[^\S\r\n]*#[^\r\n]*?(noqa|coding[:=])", re.IGNORECASE | re.MULTILINE)
 _NEWLINE = re.compile(r"\r\n|\r|\n")  # CPython's line breaks (str.splitlines also breaks at \f, \x1c, ...)
 LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")  # a text's lines as CPython numbers them, each with its break
 
 
-def reduce(tree: ast.Module, text: str, names: frozenset[str]) -> tuple[str, list[int]] | None:
-    """The top-level statements of ``text`` that mention one of ``names`` (the last names
-    of the ops the enabled rules start from), import, or bind a name a kept statement
-    reads, and for each line of that text its line in ``text``; None when that keeps too much.
+def pieces(tree: ast.Module, text: str, names: frozenset[str],
+           small: bool = False) -> tuple[str, list[int]] | list | None:
+    """What of a file is parsed with libcst: its reduction (:func:`reduce`) or its windows;
+    ``small``: a file under ``LARGE`` (CPython's whole tree) that holds a def or class over
+    ``LONG``: its reduction is kept to ``WINDOW`` characters, and it is parsed whole (None) when
+    no name is asked for or none of its defs can be cut."""
+    if small and (not names or not has_long(tree, text)):
+        return None
+    return reduce(tree, text, names, WINDOW if small else MAX_KEPT) or windows(tree, text, names, WINDOW)
+
+
+def has_long(tree: ast.Module, text: str) -> bool:
+    """Whether one of the file's top-level statements is a def or class that :class:`_Plan`
+    cuts (over ``LONG`` characters, its body below its header)."""
+    if len(text) <= LONG:
+        return False
+    return _Plan(tree, text, frozenset()).cut
+
+
+def reduce(tree: ast.Module, text: str, names: frozenset[str],
+           limit: int = MAX_KEPT) -> tuple[str, list[int]] | None:
+    """The top-level statements of ``text`` (a long def's or class's body statements apart)
+    that mention one of ``names`` (the last names of the ops the enabled rules start from),
+    import, or bind a name a kept statement reads, and for each line of that text its line in
+    ``text``; None when that keeps more than ``limit`` characters.
     ``tree``: a :class:`nanlint.source.chunks.Skeleton` (or CPython's tree of ``text``)."""
     if not names:
         return None
     plan = _Plan(tree, text, names)
-    return plan.closure([i for i in range(len(plan.firsts)) if i in plan.imports or plan.mentions(i)])
+    return plan.closure([i for i in range(len(plan.firsts)) if i in plan.imports or plan.mentions(i)], limit)
 
 
 def windows(tree: ast.Module, text: str, names: frozenset[str], size: int = WINDOW) -> list[tuple[str, list[int]]]:
     """A large file that :func:`reduce` cannot shrink below ``MAX_KEPT`` (every statement
     holds an op): consecutive groups of the statements that mention ``names``, about
     ``size`` characters each, each reduced on its own with the imports and the statements
-    binding what it reads (or, when that is too much, with the imports alone).  Each is
-    parsed and analysed apart, so memory is bounded by a window, not by the file; value
-    flow between statements of different windows is lost."""
+    binding what it reads (or, when that takes more than twice ``size``, with the imports
+    alone).  Each is parsed and analysed apart, so memory is bounded by a window, not by
+    the file; value flow between statements of different windows is lost."""
     if not names:
         return []
     plan = _Plan(tree, text, names)
@@ -59,7 +91,7 @@ def windows(tree: ast.Module, text: str, names: frozenset[str], size: int = WIND
     groups: list[list[int]] = [[]]
     span = 0
     for i in range(len(plan.firsts)):
-        if i in plan.imports or not plan.mentions(i):
+        if i in plan.imports or i in plan.heads or not plan.mentions(i):
             continue
         length = plan.offset(plan.lasts[i] + 1) - plan.offset(plan.firsts[i])
         if groups[-1] and span + length > size:
@@ -70,28 +102,91 @@ def windows(tree: ast.Module, text: str, names: frozenset[str], size: int = WIND
     out = []
     for group in groups:
         if group:
-            out.append(plan.closure(imports + group) or plan.render(set(imports + group)))
+            out.append(plan.closure(imports + group, 2 * size) or
+                       plan.closure(imports + group, 2 * size, (group[0], group[-1])) or
+                       plan.render(plan.complete(set(imports + group))))
     return out
 
 
 class _Plan:
-    """The top-level statements of a large text, the lines that mention ``names``, and
-    the reduction to a chosen set of statements."""
+    """The units of a large text (its top-level statements; a long def's or class's header and
+    body statements instead of it, :class:`Outline`), the lines that mention ``names``, and the
+    reduction to a chosen set of units."""
 
     def __init__(self, tree: ast.Module, text: str, names: frozenset[str]) -> None:
         self.text = text
-        self.firsts, self.lasts, self.imports, self.bound = _statements(tree)
+        firsts, lasts, imports, bound = _statements(tree)
         starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]  # line n starts at starts[n - 1]
         if starts[-1] < len(text):
             starts.append(len(text))
         self.starts, self.n_lines = starts, len(starts) - 1
-        # ``\b`` leading the pattern would stop re from skipping ahead by the names' first letters
-        # (10x slower); an operator (``/``, ``**``: a rule starts from a binop) is matched as it is
-        words = sorted(map(re.escape, (n for n in names if n.isidentifier())))
-        tokens = sorted(map(re.escape, (n for n in names if not n.isidentifier())))
-        word = re.compile("|".join(([r"(?:%s)\b" % "|".join(words)] if words else []) + tokens))
-        self.hits = sorted({bisect.bisect_right(starts, s) for s in (m.start() for m in word.finditer(text))
-                            if not s or not (text[s - 1].isalnum() or text[s - 1] == "_")})  # lines mentioning one
+        self.firsts, self.lasts, self.imports, self.bound = firsts, lasts, imports, bound
+        self.parents: list[int] = []  # per unit: its header's unit, or -1 (a top-level statement)
+        self.heads: dict[int, frozenset[str]] = {}  # header unit -> the names its header reads
+        self.children: dict[int, list[int]] = {}  # header unit -> its body's units
+        self.always: dict[int, list[int]] = {}  # header unit -> the body's units kept with it
+        self.cut = False
+        self._read: tuple = ((), set())  # the spans last read, and the names they read
+        self._outline(tree)
+        self.hits: list[int] = []
+        if names:
+            # ``\b`` leading the pattern would stop re from skipping ahead by the names' first letters
+            # (10x slower); an operator (``/``, ``**``: a rule starts from a binop) is matched as it is
+            words = sorted(map(re.escape, (n for n in names if n.isidentifier())))
+            tokens = sorted(map(re.escape, (n for n in names if not n.isidentifier())))
+            word = re.compile("|".join(([r"(?:%s)\b" % "|".join(words)] if words else []) + tokens))
+            self.hits = sorted({bisect.bisect_right(starts, s) for s in (m.start() for m in word.finditer(text))
+                                if not s or not (text[s - 1].isalnum() or text[s - 1] == "_")})  # lines mentioning one
+
+    def _outline(self, tree: ast.Module) -> None:
+        """Replace each top-level def or class over ``LONG`` characters by its header and body
+        statements (a Skeleton's ``outlines``; CPython's tree outlined here)."""
+        firsts, lasts = self.firsts, self.lasts
+        known = getattr(tree, "outlines", None)
+        long = [i for i in range(len(firsts)) if self.offset(lasts[i] + 1) - self.offset(firsts[i]) > LONG]
+        outlines = {i: (known.get(i) if known is not None else outline(tree.body[i])) for i in long}
+        outlines = {i: o for i, o in outlines.items() if o is not None and self._cuttable(o)}
+        if not outlines:
+            self.parents = [-1] * len(firsts)
+            return
+        self.cut = True
+        old = (firsts, lasts, self.imports, self.bound)
+        self.firsts, self.lasts, self.imports, self.bound = [], [], set(), []
+        for i in range(len(old[0])):
+            if i in outlines:
+                self._add_outline(outlines[i], -1)
+            else:
+                self._add(old[0][i], old[1][i], old[3][i], -1, i in old[2])
+
+    def _cuttable(self, o: Outline) -> bool:
+        """The body starts on a line of its own, below the header (``def f(\n  x): y`` does not)."""
+        line = self.text[self.offset(o.head_last + 1):self.offset(o.head_last + 2)]
+        return o.indent > 0 and len(line) > o.indent and (line[:o.indent].isspace()) and not line[o.indent].isspace()
+
+    def _add(self, first: int, last: int, names, parent: int, imports: bool = False) -> int:
+        i = len(self.firsts)
+        self.firsts.append(first)
+        self.lasts.append(last)
+        self.bound.append(names)
+        self.parents.append(parent)
+        if imports:
+            self.imports.add(i)
+        if parent >= 0:
+            self.children[parent].append(i)
+        return i
+
+    def _add_outline(self, o: Outline, parent: int) -> None:
+        head = self._add(o.first, o.head_last, o.name, parent)
+        self.heads[head], self.children[head], self.always[head] = o.reads, [], []
+        for part in o.parts:
+            if isinstance(part, Outline):
+                if self.offset(part.last + 1) - self.offset(part.first) > LONG and self._cuttable(part):
+                    self._add_outline(part, head)
+                    continue
+                part = (part.first, part.last, part.name, False)
+            unit = self._add(part[0], part[1], part[2], head)
+            if part[3]:
+                self.always[head].append(unit)
 
     def offset(self, line: int) -> int:  # where line ``line`` starts (past the last line: the end)
         return self.starts[min(line, self.n_lines + 1) - 1]
@@ -101,29 +196,78 @@ class _Plan:
         k = bisect.bisect_left(self.hits, a)
         return k < len(self.hits) and self.hits[k] <= min(b, self.n_lines)
 
-    def closure(self, seeds: list[int]) -> tuple[str, list[int]] | None:
+    def complete(self, keep: set[int]) -> set[int]:
+        """``keep`` with the header of each kept unit (and its header's), the units kept with
+        a kept header (imports, ``global``, a class's own statements and ``__init__``), and
+        a header kept alone given its body's first statement, so that the text parses."""
+        if not self.heads:
+            return keep
+        stack = list(keep)
+        while stack:
+            i = stack.pop()
+            more = [self.parents[i]] if self.parents[i] >= 0 else []
+            if i in self.heads:
+                more += self.always[i]
+                if not any(c in keep for c in self.children[i]):
+                    more.append(self.children[i][0])
+            for j in more:
+                if j not in keep:
+                    keep.add(j)
+                    stack.append(j)
+        return keep
+
+    def closure(self, seeds: list[int], limit: int = MAX_KEPT,
+                near: tuple[int, int] | None = None) -> tuple[str, list[int]] | None:
         """``seeds`` and the statements binding the names they read (twice over), rendered;
-        None past ``MAX_KEPT``."""
-        keep = set(seeds)
-        fresh = list(seeds)  # kept, the names they read not yet known
+        None past ``limit`` characters.  ``near``: the units ``(lo, hi)`` of a window, whose
+        names are taken only from the statements between them that bind them and the last
+        one above them (a name rebound on every line, ``x = f(x)``, is not its whole file)."""
+        keep = self.complete(set(seeds))
+        fresh = list(keep)  # kept, the names they read not yet known
         read: set[str] = set()
         offset, firsts, lasts = self.offset, self.firsts, self.lasts
         for _ in range(2):
-            if sum(offset(lasts[i] + 1) - offset(firsts[i]) for i in keep) > MAX_KEPT:
+            if sum(offset(lasts[i] + 1) - offset(firsts[i]) for i in keep) > limit:
                 return None
-            try:
-                read |= _reads(self.text, [(offset(firsts[i]), offset(lasts[i] + 1)) for i in fresh])
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                return None  # a statement that shares its first line with the end of another one
-            fresh = []
-            for i, names_bound in enumerate(self.bound):
-                if i not in keep and names_bound and (names_bound in read if type(names_bound) is str
-                                                      else not read.isdisjoint(names_bound)):
-                    keep.add(i)
-                    fresh.append(i)
+            spans = [(offset(firsts[i]), offset(lasts[i] + 1)) for i in fresh if i not in self.heads]
+            key = tuple(spans)
+            if key != self._read[0]:  # a window's seeds are read once for both closures
+                try:
+                    self._read = (key, _reads(self.text, spans))
+                except (SyntaxError, ValueError, RecursionError, MemoryError):
+                    return None  # a statement that shares its first line with the end of another one
+            new = set(self._read[1])
+            for i in fresh:
+                new |= self.heads.get(i, frozenset())
+            new -= read
+            read |= new
+            before = set(keep)
+            if near is None:
+                for i, names_bound in enumerate(self.bound):
+                    if i not in keep and names_bound and (names_bound in new if type(names_bound) is str
+                                                          else not new.isdisjoint(names_bound)):
+                        keep.add(i)
+            else:
+                binders = self.binders()
+                for name in new:
+                    units = binders.get(name)
+                    if units:
+                        k = bisect.bisect_left(units, near[0])
+                        keep.update(units[max(k - 1, 0):bisect.bisect_right(units, near[1])])
+            fresh = list(self.complete(keep) - before)
             if not fresh:
                 break
-        return self.render(keep, MAX_KEPT)
+        return self.render(keep, limit)
+
+    def binders(self) -> dict[str, list[int]]:
+        """Each name, and the units binding it, in order."""
+        if not hasattr(self, "_binders"):
+            out: dict[str, list[int]] = {}
+            for i, names_bound in enumerate(self.bound):
+                for name in (names_bound,) if type(names_bound) is str else names_bound:
+                    out.setdefault(name, []).append(i)
+            self._binders = out
+        return self._binders
 
     def render(self, keep: set[int], limit: int | None = None) -> tuple[str, list[int]] | None:
         """The kept statements' lines (and the file's directives), and each one's line in
@@ -162,15 +306,82 @@ def _statements(tree: ast.Module):
 
 def _reads(text: str, spans: list[tuple[int, int]]) -> set[str]:
     """The names the statements at ``spans`` (whole lines of ``text``) read, from
-    compiling just their lines."""
+    compiling just their lines (those of a body, indented, under ``if 1:``, a group for each
+    indentation)."""
     if not spans:
         return set()
-    parts = []
+    groups: dict[str, list[str]] = {}
     for a, b in sorted(set(spans)):
         part = text[a:b]
-        parts.append(part if part.endswith(("\n", "\r")) else part + "\n")
-    tree = compile("".join(parts), "<nanlint>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        indent = part[:len(part) - len(part.lstrip(" \t"))]
+        groups.setdefault(indent, []).append(part if part.endswith(("\n", "\r")) else part + "\n")
+    out: set[str] = set()
+    for indent, parts in groups.items():
+        source = ("if 1:\n" if indent else "") + "".join(parts)
+        tree = compile(source, "<nanlint>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        out.update(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+    return out
+
+
+class Outline:
+    """A def or class that can be cut: its first line (decorators included), its header's last
+    line, its last line, the name it binds, the names its header reads (decorators, defaults,
+    annotations, bases), its body's indentation and, per body statement, ``(first, last, names
+    bound, kept with the header)`` or the :class:`Outline` of a def or class of ``LONG_LINES``."""
+
+    __slots__ = ("first", "head_last", "last", "name", "reads", "indent", "parts")
+
+    def __init__(self, first, head_last, last, name, reads, indent, parts) -> None:
+        self.first, self.head_last, self.last, self.name = first, head_last, last, name
+        self.reads, self.indent, self.parts = reads, indent, parts
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def outline(stmt: ast.stmt, offset: int = 0) -> Outline | None:
+    """The :class:`Outline` of a def or class (its lines ``offset`` below the file's); None
+    for another statement or one whose body starts on its header's line."""
+    if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not stmt.body:
+        return None
+    head = stmt.body[0]
+    decorators = getattr(head, "decorator_list", ())
+    body_first = min([head.lineno] + [d.lineno for d in decorators])
+    if body_first <= stmt.lineno:
+        return None
+    indent = min([head.col_offset] + [d.col_offset - 1 for d in decorators])
+    parts: list = []
+    is_class = isinstance(stmt, ast.ClassDef)
+    for s in stmt.body:
+        first, last = _first(s) + offset, (s.end_lineno or s.lineno) + offset
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and last - first >= LONG_LINES:
+            o = outline(s, offset)
+            if o is not None:
+                parts.append(o)
+                continue
+        names = binds(s)
+        always = isinstance(s, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)) or is_class and (
+            not isinstance(s, (ast.ClassDef,) + _DEFS) or isinstance(s, _DEFS) and s.name == "__init__")
+        parts.append((first, last, () if not names else next(iter(names)) if len(names) == 1
+                      else tuple(sorted(names)), always))
+    return Outline(_first(stmt) + offset, body_first - 1 + offset, (stmt.end_lineno or stmt.lineno) + offset,
+                   stmt.name, _header_reads(stmt), indent, parts)
+
+
+def _header_reads(stmt) -> frozenset[str]:
+    nodes = list(stmt.decorator_list)
+    if isinstance(stmt, ast.ClassDef):
+        nodes += stmt.bases + [k.value for k in stmt.keywords]
+    else:
+        a = stmt.args
+        nodes += a.defaults + [d for d in a.kw_defaults if d is not None] + \
+            [x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]
+             if x is not None and x.annotation is not None] + ([stmt.returns] if stmt.returns else [])
+    return frozenset(n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name))
+
+
+def _first(stmt: ast.stmt) -> int:
+    return min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
 
 
 def module_binds(tree: ast.Module) -> frozenset[str]:

@@ -1,0 +1,146 @@
+"""A long function is not a statement-sized unit (issue 22): a top-level def or class of more
+than ``large.LONG`` characters is cut into its header and its body's statements, and analysed
+in pieces of them (:mod:`nanlint.source.large`), so that no libcst tree holds it whole.  The
+findings must be those of the whole function, at the file's lines, and so must the fixes.
+The sizes are made small here (``LONG``, ``WINDOW``, ``LARGE``, ``LONG_LINES``) so that the
+generated functions are cut into many pieces in a test's time."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from nanlint.lint.engine import Linter
+from nanlint.rules.base import all_rules
+from nanlint.source import chunks, large
+
+
+def _default() -> Linter:
+    return Linter([r for r in all_rules() if r.default])
+
+
+def _found(result) -> list[tuple]:
+    return [(f.code, f.start, f.end, f.message) for f in result.findings]
+
+
+def long_def(n: int) -> str:
+    """``def build(x)``: a hazard at its top, one in its middle whose softmax is bound many
+    statements above it (one name between), and the long-def bench's ending."""
+    lines = ["import tensorflow as tf", "", "", "@tf.function", "def build(x, k=tf.constant(2.0)):",
+             "    '''A generated model.'''", "    q = tf.nn.softmax(x)", "    early = tf.math.log(q)"]
+    for i in range(n):
+        lines.append(f"    x = tf.nn.relu(tf.matmul(x, W_{i}) + b_{i})")
+        lines.append(f"    h_{i} = tf.reduce_sum(x * {i}, axis=-1)")
+        if i == n // 2:
+            lines.append("    late = tf.math.log(q)  # q is bound far above")
+    lines += ["    p = tf.nn.softmax(x)", "    return tf.math.log(p) + early + late", ""]
+    return "\n".join(lines)
+
+
+@pytest.fixture
+def small_cuts(monkeypatch):
+    monkeypatch.setattr(large, "LONG", 3_000)
+    monkeypatch.setattr(large, "WINDOW", 3_000)
+    monkeypatch.setattr(large, "LONG_LINES", 50)
+
+
+def _whole(text: str, monkeypatch) -> list[tuple]:
+    with monkeypatch.context() as m:
+        m.setattr(large, "LONG", 10**9)
+        result = _default().lint_source(text.encode(), "model.py")
+    assert not result.reduced
+    return _found(result)
+
+
+def test_a_long_def_is_cut_and_gives_the_whole_functions_findings(small_cuts, monkeypatch):
+    text = long_def(400)
+    assert len(text) > 8 * large.LONG
+    tree = ast.parse(text)
+    assert large.has_long(tree, text)
+    names = frozenset({"log", "softmax", "relu"})
+    pieces = large.pieces(tree, text, names, small=True)
+    assert isinstance(pieces, list) and len(pieces) >= 5
+    for piece, rows in pieces:
+        ast.parse(piece)  # each piece is a module: the header above the statements it keeps
+        assert piece.startswith("import tensorflow as tf\n@tf.function\ndef build(x, k=tf.constant(2.0)):\n")
+        assert len(piece) < 2 * large.WINDOW + 200
+        assert rows == sorted(rows)
+    result = _default().lint_source(text.encode(), "model.py")
+    assert result.reduced and result.error is None
+    lines = text.split("\n")
+    rows = sorted(i + 1 for i, line in enumerate(lines) if "tf.math.log(" in line)
+    assert [(f.code, f.start[0]) for f in result.findings] == [("NAN101", row) for row in rows]
+    assert _found(result) == _whole(text, monkeypatch)
+
+
+def test_a_short_file_or_def_is_parsed_whole(small_cuts):
+    text = long_def(5)
+    assert len(text) < large.LONG
+    assert not large.has_long(ast.parse(text), text)
+    assert not _default().lint_source(text.encode(), "model.py").reduced
+
+
+def test_a_body_on_the_headers_line_is_not_cut(small_cuts, monkeypatch):
+    """``def f(\n    x): return ...`` puts the body on the header's last line: cutting there
+    would leave a header that does not parse, so the def is analysed whole."""
+    terms = "".join(f"        + tf.reduce_sum(x * {i}, axis=-1)\n" for i in range(300))
+    text = ("import tensorflow as tf\n\ndef build(\n        x): return tf.math.log(tf.nn.softmax(x)) + (0\n" +
+            terms + "    )\n")
+    tree = ast.parse(text)
+    assert len(text) > large.LONG
+    assert large.outline(tree.body[1]) is not None and not large.has_long(tree, text)
+    result = _default().lint_source(text.encode(), "model.py")
+    assert not result.reduced
+    assert [f.code for f in result.findings] == ["NAN101"]
+
+
+def test_a_long_method_keeps_its_class_and_init(small_cuts, monkeypatch):
+    """A long method of a class is cut too; each piece holds the class header (the base a
+    gradient's evidence reads), the class's own statements and ``__init__`` (the attributes)."""
+    steps = "".join(f"        h = torch.relu(h @ self.w{i % 4}) + {i}\n" for i in range(300))
+    text = ("import torch\nfrom torch import nn\n\n\nclass Model(nn.Module):\n    scale = 2.0\n\n"
+            "    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 4)\n\n"
+            "    def forward(self, x):\n        h = self.fc(x)\n" + steps +
+            "        d = h.norm(dim=-1)\n        y = torch.where(d > 0, h / d, h)\n"
+            "        return torch.log(torch.softmax(y, -1))\n")
+    tree = ast.parse(text)
+    assert large.has_long(tree, text)
+    pieces = large.pieces(tree, text, frozenset({"log", "softmax", "where", "relu"}), small=True)
+    assert isinstance(pieces, list) and len(pieces) >= 3
+    assert all("class Model(nn.Module):\n    scale = 2.0\n    def __init__(self):\n" in p for p, _ in pieces)
+    result = _default().lint_source(text.encode(), "model.py")
+    assert result.reduced
+    assert sorted(f.code for f in result.findings) == ["NAN101", "NAN201"]
+    assert any("Model.forward" in f.message for f in result.findings if f.code == "NAN201")
+    assert _found(result) == _whole(text, monkeypatch)
+
+
+def test_a_cut_def_is_fixed_as_the_whole_one(small_cuts, monkeypatch, tmp_path):
+    text = long_def(200)
+    fixed = _default().fix_source(text.encode(), "model.py", True)
+    with monkeypatch.context() as m:
+        m.setattr(large, "LONG", 10**9)
+        whole = _default().fix_source(text.encode(), "model.py", True)
+    assert fixed.fixed_source is not None and fixed.fixed_source == whole.fixed_source
+    assert b"tf.nn.log_softmax(x)" in fixed.fixed_source
+
+
+def test_a_large_files_long_def_is_outlined_by_its_chunks(small_cuts, monkeypatch):
+    """Above ``LARGE`` the syntax check keeps no tree: the chunk that holds a long def
+    records its outline, and the cut is the same as from CPython's whole tree."""
+    monkeypatch.setattr(large, "LONG_LINES", 50)
+    text = long_def(300)
+    skeleton = chunks.compile_large(text, 2_000)
+    [(index, kept)] = skeleton.outlines.items()
+    whole = large.outline(ast.parse(text).body[index])
+    assert (kept.first, kept.head_last, kept.last, kept.name, kept.reads, kept.indent, kept.parts) == \
+        (whole.first, whole.head_last, whole.last, whole.name, whole.reads, whole.indent, whole.parts)
+    assert kept.reads == {"tf"}
+    names = frozenset({"log", "softmax", "relu"})
+    assert large.windows(skeleton, text, names, large.WINDOW) == large.windows(ast.parse(text), text, names,
+                                                                               large.WINDOW)
+    monkeypatch.setattr(large, "LARGE", 10_000)
+    result = _default().lint_source(text.encode(), "model.py")
+    assert result.reduced
+    assert _found(result) == _whole(text, monkeypatch)
