@@ -83,7 +83,7 @@ def log_softmax_fix(ctx: RuleContext, log: OpCall, softmax: OpCall, resolved) ->
     message = "Replace with log_softmax"
     if not resolved.fixable_in(log.scope):  # self.attr from another method: names may not exist here
         if resolved.via == frozenset({SHAPE}) and resolved.ctx is None and resolved.scope is log.scope \
-                and log.x is not None:
+                and log.x is not None and resolved.repeatable:
             carried = _layout_fix(ctx, log, softmax, resolved)
             if carried is not None:
                 return carried

@@ -48,5 +48,6 @@ class LogSigmoid(Rule):
             message = (f"{what} is -inf, and its gradient NaN, where {side}; "
                        f"use log_sigmoid({'-x' if negated else 'x'})" + note)
             ctx.report(log.node, message,
-                       log_sigmoid_fix(ctx, log, sigmoid, negated, crossed, not resolved.fixable_in(log.scope)))
+                       log_sigmoid_fix(ctx, log, sigmoid, negated, crossed,
+                                       not resolved.fixable_in(log.scope) or not arg.repeatable))
 

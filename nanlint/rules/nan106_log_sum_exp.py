@@ -198,7 +198,8 @@ class LogSumExp(Rule):
         on the way from the log, the note saying where) for an exp found under ``arg``."""
         exp, inner = found
         crossed = arg.crossed_statements or inner.crossed_statements
-        scope = inner.scope if inner.fixable_in(inner.scope, ctx) else None  # None: no rewrite
+        # None: no rewrite (also when the log's argument reads names rebound before the log)
+        scope = inner.scope if inner.fixable_in(inner.scope, ctx) and arg.repeatable else None
         return exp, scope, crossed, origin_note(ctx, inner) or origin_note(ctx, arg)
 
     @staticmethod

@@ -140,6 +140,15 @@ class FileContext:
             return tuple(bindings), where
         return reached, where
 
+    def same_values_at(self, use: cst.Name, expr: cst.BaseExpression, scope: Scope) -> bool:
+        """Whether ``expr`` (in ``scope``, where ``use`` is a use of a name too) would read
+        the same values if its code were evaluated at ``use``'s statement: no name it reads
+        from ``scope`` is rebound between (:meth:`flow.ScopeFlow.same_values`)."""
+        names = [n for n in _names_read(expr)]
+        if not names or scope.kind not in ("function", "module"):
+            return True
+        return self._flow(scope).same_values(use, names)
+
     def _flow(self, scope: Scope) -> "flow.ScopeFlow":
         flows = self.__dict__.setdefault("_flows", {})
         got = flows.get(id(scope))
@@ -354,3 +363,21 @@ def _bind_args(f: Fn, args) -> dict[str, cst.Arg] | None:
         if role is not None:
             out[role] = a
     return out
+
+
+def _names_read(expr: cst.CSTNode) -> Iterator[cst.Name]:
+    """The names ``expr`` reads in its own scope (not inside a lambda or comprehension,
+    not an attribute's or keyword's name)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            yield node
+        elif isinstance(node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            continue
+        elif isinstance(node, cst.Attribute):
+            stack.append(node.value)
+        elif isinstance(node, cst.Arg):
+            stack.append(node.value)
+        else:
+            stack.extend(node.children)

@@ -151,6 +151,25 @@ class ScopeFlow:
             return None
         return env.get(name.value, ())
 
+    def same_values(self, use: cst.Name, names: Iterable[cst.Name]) -> bool:
+        """Whether each of ``names`` (uses in this scope) is reached by the same bindings
+        at the statement of ``use`` as where it is: its code, repeated there, reads the same
+        value (``q = softmax(x); x = relu(x); log(q)``: ``x`` does not).  True when unknown."""
+        stmt = self.statement_of.get(id(use))
+        env = self.before.get(id(stmt)) if stmt is not None else None
+        if env is None:
+            return True
+        for name in names:
+            if name.value in self.untracked:
+                return False
+            here = self.reaching(name)
+            if here is None:
+                continue
+            there = env.get(name.value, ())
+            if len(here) != len(there) or any(all(b is not h for h in there) for b in here):
+                return False
+        return True
+
     # --- the pass ------------------------------------------------------------------
     def _bind(self, env: Env | None, node: cst.CSTNode) -> Env | None:
         if env is None:

@@ -80,6 +80,10 @@ class Resolved:
     origins: list[Origin] = field(default_factory=list)
     via: frozenset[str] = frozenset()
     ctx: "Model | None" = None  # the file holding ``expr`` (None: the asking file)
+    # the first name followed from the asking expression, and the asking file's model: a fix
+    # that repeats ``expr`` there reads its names at that name's statement (:meth:`repeatable`)
+    use: cst.Name | None = field(default=None, compare=False, repr=False)
+    model: "Model | None" = field(default=None, compare=False, repr=False)
 
     @property
     def crossed_statements(self) -> bool:
@@ -87,9 +91,18 @@ class Resolved:
 
     def fixable_in(self, scope: Scope, ctx: "Model | None" = None) -> bool:
         """Whether a fix at ``scope`` may rewrite using ``expr``'s own code: the value is
-        the only one reaching there, computed in the same scope of the same file."""
+        the only one reaching there, computed in the same scope of the same file, from names
+        that hold the same values there (:meth:`repeatable`)."""
         return (self.scope is scope and not self.via
-                and (self.ctx is None or ctx is None or self.ctx is ctx))
+                and (self.ctx is None or ctx is None or self.ctx is ctx) and self.repeatable)
+
+    @property
+    def repeatable(self) -> bool:
+        """Whether ``expr``'s code, repeated at the use it was reached from, reads the same
+        values: ``q = softmax(x); x = relu(x); log(q)`` cannot become ``log_softmax(x)``."""
+        if not self.origins or self.use is None or self.model is None or self.ctx is not None:
+            return True
+        return self.model.same_values_at(self.use, self.expr, self.scope)
 
 
 def origin_note(ctx: "Model", resolved: Resolved) -> str:
@@ -110,12 +123,15 @@ class _Walk:
         self.calls = calls
         self.out: list[Resolved] = []
         self.active: set[int] = set()  # bindings / functions being expanded (cycles)
+        self.use: cst.Name | None = None
         self.overflow = False
 
     def emit(self, r: Resolved) -> None:
         if len(self.out) >= MAX_VALUES:
             self.overflow = True
             return
+        if r.origins:
+            r.use, r.model = self.use, self.root
         self.out.append(r)
 
     def expand(self, ctx: "Model", expr: cst.BaseExpression, scope: Scope, origins: list[Origin],
@@ -140,6 +156,8 @@ class _Walk:
 
     # --- names --------------------------------------------------------------------
     def _name(self, ctx, expr: cst.Name, scope, origins, via, frames, depth) -> bool:
+        if not origins and self.use is None and ctx is self.root:
+            self.use = expr  # a name of the asking expression: where a fix would repeat a value
         found = ctx.reaching(expr, scope)
         if not found:
             return False
