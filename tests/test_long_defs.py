@@ -61,7 +61,7 @@ def test_a_long_def_is_cut_and_gives_the_whole_functions_findings(small_cuts, mo
     names = frozenset({"log", "softmax", "relu"})
     pieces = large.pieces(tree, text, names, small=True)
     assert isinstance(pieces, list) and len(pieces) >= 5
-    for piece, rows in pieces:
+    for piece, rows, own in pieces:
         ast.parse(piece)  # each piece is a module: the header above the statements it keeps
         assert piece.startswith("import tensorflow as tf\n@tf.function\ndef build(x, k=tf.constant(2.0)):\n")
         assert len(piece) < 2 * large.WINDOW + 200
@@ -108,7 +108,7 @@ def test_a_long_method_keeps_its_class_and_init(small_cuts, monkeypatch):
     assert large.has_long(tree, text)
     pieces = large.pieces(tree, text, frozenset({"log", "softmax", "where", "relu"}), small=True)
     assert isinstance(pieces, list) and len(pieces) >= 3
-    assert all("class Model(nn.Module):\n    scale = 2.0\n    def __init__(self):\n" in p for p, _ in pieces)
+    assert all("class Model(nn.Module):\n    scale = 2.0\n    def __init__(self):\n" in p for p, _, _ in pieces)
     result = _default().lint_source(text.encode(), "model.py")
     assert result.reduced
     assert sorted(f.code for f in result.findings) == ["NAN101", "NAN201"]
@@ -144,3 +144,58 @@ def test_a_large_files_long_def_is_outlined_by_its_chunks(small_cuts, monkeypatc
     result = _default().lint_source(text.encode(), "model.py")
     assert result.reduced
     assert _found(result) == _whole(text, monkeypatch)
+
+
+def _outline_fields(o):
+    return (o.first, o.head_last, o.last, o.name, o.reads, o.indent,
+            [p if isinstance(p, tuple) else _outline_fields(p) for p in o.parts])
+
+
+@pytest.mark.parametrize("shape", ["plain", "clauses", "decorated-methods"])
+def test_a_def_larger_than_a_chunk_is_compiled_a_slice_of_its_body_at_a_time(shape, monkeypatch):
+    """The syntax check of a def larger than a chunk compiles its body in slices under its
+    header (:mod:`nanlint.source.body_cuts`): the skeleton is the one of the whole compile,
+    the outline too, and no slice's tree holds the whole body."""
+    monkeypatch.setattr(large, "LONG_LINES", 50)
+    if shape == "plain":
+        text = long_def(1500)
+    elif shape == "clauses":  # an if/else and a try/except at the body's level: no cut before a clause
+        block = "".join(f"        y_{i} = tf.nn.softmax(x * {i})\n" for i in range(40))
+        body = "".join(f"    if c_{j}:\n{block}    else:\n{block}    try:\n{block}    except ValueError:\n"
+                       f"        pass\n    finally:\n        z = {j}\n" for j in range(40))
+        text = "import tensorflow as tf\n\ndef build(x, c_0=True):\n    '''doc'''\n" + body + "    return x\n"
+    else:  # a class whose methods are decorated: no cut between a decorator and its def
+        methods = "".join(f"    @staticmethod\n    @tf.function\n    def m_{i}(x):\n"
+                          f"        return tf.math.log(tf.nn.softmax(x * {i}))\n\n" for i in range(800))
+        text = "import tensorflow as tf\n\n\nclass Model(tf.Module):\n    scale = 2.0\n\n" + methods
+    target = 4_000
+    assert len(text) > 2 * chunks.BIG * target
+    skeleton = chunks.compile_large(text, target)
+    [sliced] = [p for p in skeleton.pieces if p[3] is not None]
+    assert len(sliced[3].cuts) >= 5
+    whole_tree = ast.parse(text)
+    unsliced = chunks.compile_large(text, 10**9)
+    assert all(p[3] is None for p in unsliced.pieces)
+    assert (skeleton.firsts, skeleton.lasts, skeleton.binds, skeleton.imports) == \
+        (unsliced.firsts, unsliced.lasts, unsliced.binds, unsliced.imports)
+    assert skeleton.firsts == [min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", [])])
+                               for s in whole_tree.body]
+    [(index, kept)] = skeleton.outlines.items()
+    assert _outline_fields(kept) == _outline_fields(large.outline(whole_tree.body[index]))
+    assert [ast.dump(n, include_attributes=True) for n in skeleton.body] == \
+        [ast.dump(n, include_attributes=True) for n in unsliced.body]
+    assert skeleton.nesting(100) == unsliced.nesting(100)
+
+
+@pytest.mark.parametrize("error", ["    x = (1,\n", "    else:\n        pass\n", "    return )\n"])
+def test_a_syntax_error_in_a_sliced_def_is_the_whole_compiles(error):
+    text = long_def(1500)
+    lines = text.split("\n")
+    at = len(lines) // 2
+    text = "\n".join(lines[:at]) + "\n" + error + "\n".join(lines[at:])
+    with pytest.raises(SyntaxError) as whole:
+        compile(text, "<nanlint>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    with pytest.raises(SyntaxError) as sliced:
+        chunks.compile_large(text, 4_000)
+    assert (sliced.value.msg, sliced.value.lineno, sliced.value.offset) == \
+        (whole.value.msg, whole.value.lineno, whole.value.offset)

@@ -186,14 +186,15 @@ class Linter:
                 "those rules' findings in this file are missing; please report it"  # type: ignore[attr-defined]
         return result
 
-    def _lint_pieces(self, pieces: list[tuple[str, list[int]]], path: str, result: FileResult,
-                     tree) -> list[str]:
+    def _lint_pieces(self, pieces: list[tuple], path: str, result: FileResult, tree) -> list[str]:
         """A large file's findings from its reduced text, or from each of its windows
         (:mod:`nanlint.source.large`), in the file's lines, with the edits that mean the same
         in the file (:mod:`nanlint.lint.large_fix`; ``tree``: the file's Skeleton).  A
-        statement in two windows (one binds what the other reads) is reported once."""
+        statement in two windows (one binds what the other reads) is reported once, from the
+        window it belongs to when that one finds it; its fix comes from no other (what lies
+        between it and its values is not in the other)."""
         crashes: list[str] = []
-        seen: set[tuple] = set()
+        seen: dict[tuple, tuple[bool, Finding]] = {}
         bound: list[frozenset[str]] = []
 
         def file_binds() -> frozenset[str]:
@@ -201,7 +202,8 @@ class Linter:
                 bound.append(large.module_binds(tree))
             return bound[0]
 
-        for text, rows in pieces:
+        for text, rows, *rest in pieces:
+            own: frozenset[int] | None = rest[0] if rest else None
             piece = large_fix.Piece(text, rows, file_binds)
             try:
                 module = parse(text, None)
@@ -213,12 +215,13 @@ class Linter:
             crashes.extend(c for c in ctx.crashes if c not in crashes)
             for f in (self._to_finding(ctx, f) for f in raw):
                 f.start, f.end = (rows[f.start[0] - 1], f.start[1]), (rows[f.end[0] - 1], f.end[1])
-                f.edits = (piece.to_file(f.edits) or []) if f.edits else []
+                mine = own is None or f.start[0] in own
+                f.edits = (piece.to_file(f.edits) or []) if f.edits and mine else []
                 key = (f.code, f.start, f.end, f.message)
-                if key not in seen:
-                    seen.add(key)
-                    result.findings.append(f)
+                if key not in seen or mine and not seen[key][0]:
+                    seen[key] = (mine, f)
             del ctx, raw
+        result.findings.extend(f for _, f in seen.values())
         result.findings.sort(key=Finding.sort_key)
         result.reduced = True
         return crashes

@@ -54,7 +54,8 @@ import ast
 from nanlint.source.ast_tree import ast_depth, chain_pairs, statements
 from nanlint.source.cuts import COMMENT, NEWLINE, Tokens, bracket_delta, cuts, lines_in
 from nanlint.source import large as _large
-from nanlint.source.large import binds, outline
+from nanlint.source.body_cuts import BodySlices, accepted, body_cuts
+from nanlint.source.large import Outline, binds, outline
 
 TARGET = 300_000  # characters per chunk: a tree of ~30-60 MB
 BIG = 2  # times the target: a chunk (a statement) above that is split (compiled in slices) when it can be
@@ -88,7 +89,9 @@ class Skeleton(ast.Module):
             if slices is None:
                 yield _compile(self.text[start:end])
             else:
-                for source in _slice_sources(self.text, slices):
+                sources = slices.sources(self.text) if isinstance(slices, BodySlices) else \
+                    _slice_sources(self.text, slices)
+                for source in sources:
                     yield _compile(source)
 
 
@@ -132,7 +135,8 @@ def _compile_large(text: str, target: int, source: bytes | None) -> Skeleton:
         start, end, slices = units[i]
         line += lines_in(text, at, start)
         at = start
-        if slices is not None and _take_sliced(skeleton, text, slices, line):
+        if slices is not None and (_take_body(skeleton, text, slices, line) if isinstance(slices, BodySlices)
+                                   else _take_sliced(skeleton, text, slices, line)):
             skeleton.pieces.append((start, end, line, slices))
             i += 1
             continue
@@ -251,7 +255,7 @@ def _pieces(text: str, start: int, end: int, target: int, tokens: Tokens) -> lis
         if b - a > BIG * target:
             if group < a:
                 out.append((group, a, None))
-            out.append((a, b, _item_cuts(text, a, b, target, tokens)))
+            out.append((a, b, _item_cuts(text, a, b, target, tokens) or body_cuts(text, a, b, target, tokens)))
             group = b
         elif b - group > target and group < a:
             out.append((group, a, None))
@@ -364,6 +368,38 @@ def _take_sliced(skeleton: Skeleton, text: str, slices, first_line: int) -> bool
         del tree
     tail_line = first_line + lines_in(text, a, cut[-1])
     _record(skeleton, stmt, first_line, tail_line + end_line - 1)  # type: ignore[arg-type]
+    return True
+
+
+def _take_body(skeleton: Skeleton, text: str, slices: BodySlices, first_line: int) -> bool:
+    """Compile a big def or class a slice of its body at a time (:mod:`nanlint.source.body_cuts`)
+    and record it, with its outline; False when a slice is not accepted (it is then compiled
+    whole)."""
+    offset, first, body, parts = first_line - 1, [], [], []
+    head = None
+    last = first_line
+    for k, source in enumerate(slices.sources(text)):
+        try:
+            tree = _compile(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+        stmt = accepted(tree, k, slices, text, first)
+        found = outline(stmt, offset) if stmt is not None else None
+        if found is None:
+            return False
+        for node in statements([stmt]):  # type: ignore[list-item]
+            _scanned(node, body, offset)
+        head = head or found
+        parts.extend(found.parts)
+        last = found.last
+        del tree, stmt
+    assert head is not None
+    skeleton.body.extend(body)
+    skeleton.outlines[len(skeleton.firsts)] = Outline(head.first, head.head_last, last, head.name, head.reads,
+                                                      head.indent, parts)
+    skeleton.firsts.append(head.first)
+    skeleton.lasts.append(last)
+    skeleton.binds.append(head.name)
     return True
 
 

@@ -77,13 +77,17 @@ def reduce(tree: ast.Module, text: str, names: frozenset[str],
     return plan.closure([i for i in range(len(plan.firsts)) if i in plan.imports or plan.mentions(i)], limit)
 
 
-def windows(tree: ast.Module, text: str, names: frozenset[str], size: int = WINDOW) -> list[tuple[str, list[int]]]:
+def windows(tree: ast.Module, text: str, names: frozenset[str],
+            size: int = WINDOW) -> list[tuple[str, list[int], frozenset[int]]]:
     """A large file that :func:`reduce` cannot shrink below ``MAX_KEPT`` (every statement
     holds an op): consecutive groups of the statements that mention ``names``, about
     ``size`` characters each, each reduced on its own with the imports and the statements
     binding what it reads (or, when that takes more than twice ``size``, with the imports
     alone).  Each is parsed and analysed apart, so memory is bounded by a window, not by
-    the file; value flow between statements of different windows is lost."""
+    the file; value flow between statements of different windows is lost.  Each window is
+    ``(text, its lines' rows in the file, the rows of its own statements)``: a statement a
+    window holds only for what it binds is analysed without what lies between it and its
+    own values, so its findings' fixes are taken from the window it belongs to."""
     if not names:
         return []
     plan = _Plan(tree, text, names)
@@ -99,12 +103,14 @@ def windows(tree: ast.Module, text: str, names: frozenset[str], size: int = WIND
             span = 0
         groups[-1].append(i)
         span += length
-    out = []
+    out: list = []
     for group in groups:
         if group:
-            out.append(plan.closure(imports + group, 2 * size) or
-                       plan.closure(imports + group, 2 * size, (group[0], group[-1])) or
-                       plan.render(plan.complete(set(imports + group))))
+            text_rows = plan.closure(imports + group, 2 * size) or \
+                plan.closure(imports + group, 2 * size, (group[0], group[-1])) or \
+                plan.render(plan.complete(set(imports + group)))
+            own = frozenset(r for i in group for r in range(plan.firsts[i], plan.lasts[i] + 1))
+            out.append((*text_rows, own))  # type: ignore[misc]
     return out
 
 
