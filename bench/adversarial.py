@@ -4,6 +4,7 @@
     python3 bench/adversarial.py                        # this checkout only
     python3 bench/adversarial.py --base /tmp/base       # also a checkout of the base (before/after)
     python3 bench/adversarial.py --markdown bench/RESULTS-adversarial.md
+    python3 bench/adversarial.py --only long-def --sizes 50000 100000 200000   # 2.4, 5, 10 MB
 
 Two shapes, each at three sizes:
 
@@ -63,13 +64,17 @@ def divisions_file(n: int) -> str:
     return "\n".join(out + ["    return y_0", ""])
 
 
-def cases(scale: float) -> list[tuple[str, int, int, callable]]:
-    """(shape, size, factor, generator) for each file."""
+def cases(scale: float, only: str | None = None, sizes: list[int] | None = None) -> list[tuple[str, int, int, callable]]:
+    """(shape, size, factor, generator) for each file (``only``: that shape, at ``sizes``
+    when given, the factor of each against the first)."""
     out = []
-    for shape, sizes, make in (("findings", FINDINGS, findings_file), ("long-def", LINES, long_def_file),
-                                ("divisions", DIVISIONS, divisions_file)):
-        for k, size in zip((1, 2, 4), sizes):
-            out.append((shape, max(1, int(size * scale)), k, make))
+    for shape, default, make in (("findings", FINDINGS, findings_file), ("long-def", LINES, long_def_file),
+                                 ("divisions", DIVISIONS, divisions_file)):
+        if only is not None and shape != only:
+            continue
+        chosen = sizes or default
+        for size in chosen:
+            out.append((shape, max(1, int(size * scale)), round(size / chosen[0]), make))
     return out
 
 
@@ -137,6 +142,8 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per process")
     ap.add_argument("--runs", type=int, default=1, help="runs per cell, the one of least CPU time kept")
     ap.add_argument("--markdown", type=Path, help="write the results here")
+    ap.add_argument("--only", choices=("findings", "long-def", "divisions"), help="one shape only")
+    ap.add_argument("--sizes", type=int, nargs="+", help="with --only: its sizes (functions, lines, divisions)")
     args = ap.parse_args()
     ruff = find_ruff(args.ruff)
     tools = [("after", nanlint_cmd, checkout_env(ROOT))]
@@ -149,7 +156,7 @@ def main() -> int:
         empty.write_text("import torch\n")
         for name, cmd, env in tools:  # start-up, taken off before "scaling"
             startup[name] = measure(cmd(empty), env, args.timeout, tmp, runs=3)["cpu"] or 0.0
-        for shape, size, k, make in cases(args.scale):
+        for shape, size, k, make in cases(args.scale, args.only, args.sizes):
             path = Path(tmp) / f"{shape}_{size}.py"
             path.write_text(make(size))
             row = {"shape": shape, "size": size, "k": k, "bytes": path.stat().st_size}
