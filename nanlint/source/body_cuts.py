@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import re
 
-from nanlint.source.cuts import NEWLINE, Tokens, bracket_delta, lines_in
+from nanlint.source.cuts import Tokens, line_starts, lines_in
 
 _HEAD = re.compile(r"@|(?:async[ \t]+)?def[ \t]|class[ \t]")
 _INDENT = re.compile(r"[ \t]*")
@@ -74,21 +74,13 @@ def body_cuts(text: str, a: int, b: int, target: int, tokens: Tokens) -> BodySli
         return None
     tokens.read_to(b)
     out: list[int] = []
-    depth_at, depth = a, 0
     indent = None
-    body = pos = a
-    while pos < b:
-        nl = NEWLINE.search(text, pos, b)
-        if nl is None:
-            break
-        p = pos = nl.end()
-        if p >= b or tokens.inside(p):
-            continue
-        if out and p < out[-1] + target and b - p > target:  # between cuts: skip to the next
-            pos = max(pos, out[-1] + target - 1)
-            continue
-        depth += bracket_delta(text, depth_at, p) - tokens.quoted(depth_at, p)
-        depth_at = p
+    body = a
+
+    def skip_to(p: int) -> int | None:  # between cuts: skip to the next
+        return out[-1] + target - 1 if out and p < out[-1] + target and b - p > target else None
+
+    for p, depth in line_starts(text, a, b, tokens, skip_to):
         if depth != 0:
             continue
         ws = _INDENT.match(text, p).group()  # type: ignore[union-attr]

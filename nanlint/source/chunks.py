@@ -52,7 +52,7 @@ from __future__ import annotations
 import ast
 
 from nanlint.source.ast_tree import ast_depth, chain_pairs, statements
-from nanlint.source.cuts import COMMENT, NEWLINE, Tokens, bracket_delta, cuts, lines_in
+from nanlint.source.cuts import COMMENT, Tokens, cuts, line_starts, lines_in
 from nanlint.source import large as _large
 from nanlint.source.body_cuts import BodySlices, accepted, body_cuts
 from nanlint.source.large import Outline, binds, outline
@@ -271,22 +271,13 @@ def _item_cuts(text: str, a: int, b: int, target: int, tokens: Tokens):
     comma: the first as early as can be, then about ``target`` apart, the last as late as
     can be; (a, cuts, b), or None when there are not two."""
     out: list[int] = []
-    depth_at, depth = a, 0
     level = None
     last = None  # the latest cut seen after the last one taken
-    pos = a
-    while pos < b:
-        nl = NEWLINE.search(text, pos, b)
-        if nl is None:
-            break
-        p = pos = nl.end()
-        if p >= b or tokens.inside(p):
-            continue
-        if out and p < out[-1] + target and b - p > target:  # between cuts: skip to the next
-            pos = max(pos, min(out[-1] + target, b - target) - 1)
-            continue
-        depth += bracket_delta(text, depth_at, p) - tokens.quoted(depth_at, p)
-        depth_at = p
+
+    def skip_to(p: int) -> int | None:  # between cuts: skip to the next
+        return min(out[-1] + target, b - target) - 1 if out and p < out[-1] + target and b - p > target else None
+
+    for p, depth in line_starts(text, a, b, tokens, skip_to):
         if level is None:
             if depth < 1:
                 return None

@@ -140,3 +140,25 @@ def cuts(text: str, target: int, a: int = 0, b: int | None = None, tokens: Token
         out.append(p)
         pos = p + max(target, 1)
     return out
+
+
+def line_starts(text: str, a: int, b: int, tokens: Tokens, skip_to):
+    """The line starts ``p`` in ``(a, b)`` outside strings, each with the bracket depth there
+    (brackets in strings and comments not counted), as ``(p, depth)``; ``skip_to(p)`` is
+    asked first: a position to skip ahead to (that line is not given), or None."""
+    depth_at, depth = a, 0
+    pos = a
+    while pos < b:
+        nl = NEWLINE.search(text, pos, b)
+        if nl is None:
+            return
+        p = pos = nl.end()
+        if p >= b or tokens.inside(p):
+            continue
+        ahead = skip_to(p)
+        if ahead is not None:
+            pos = max(pos, ahead)
+            continue
+        depth += bracket_delta(text, depth_at, p) - tokens.quoted(depth_at, p)
+        depth_at = p
+        yield p, depth
