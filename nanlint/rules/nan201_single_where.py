@@ -38,12 +38,15 @@ def singular_points(what: str) -> tuple[float, ...]:
     return AT_ZERO_AND_BELOW
 
 
-def singular_sites(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> list[tuple[str, cst.BaseExpression]]:
+def singular_sites(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope,
+                   nodes: dict | None = None) -> list[tuple[str, cst.BaseExpression]]:
     """(what, input) for each sub-expression of ``expr`` whose gradient is non-finite
     at some input (``1/x`` at 0, ``log`` at 0, ``x ** 0.5`` at 0 and below, and
     ``sqrt``/``rsqrt``/``reciprocal`` where the framework's kernel gives NaN under a
-    zero upstream gradient).  Does not look inside a nested where (already guarded)."""
+    zero upstream gradient).  Does not look inside a nested where (already guarded).
+    ``nodes``: filled with each input's sub-expression (by the input's id), for messages."""
     out: list[tuple[str, cst.BaseExpression]] = []
+    nodes = {} if nodes is None else nodes
 
     def visit(node: cst.CSTNode) -> None:
         if isinstance(node, (cst.Lambda, cst.FunctionDef)):
@@ -56,11 +59,14 @@ def singular_sites(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> 
                 site = _singular_call(call)
                 if site is not None:
                     out.append(site)
+                    nodes[id(site[1])] = node
         elif isinstance(node, cst.BinaryOperation):
             if isinstance(node.operator, cst.Divide) and not is_literal(node.right):
                 out.append(("1/x", node.right))
+                nodes[id(node.right)] = node
             elif isinstance(node.operator, cst.Power) and _singular_exponent(node.right):
                 out.append((f"x ** {number(node.right):g}", node.left))
+                nodes[id(node.left)] = node
         for child in node.children:
             visit(child)
 
@@ -319,7 +325,8 @@ class SingleWhere(Rule):
                 if branch is None:
                     continue
                 resolved = ctx.resolve(branch, call.scope)
-                sites = [(what, inp, steps) for what, inp in singular_sites(ctx, resolved.expr, resolved.scope)
+                nodes: dict = {}
+                sites = [(what, inp, steps) for what, inp in singular_sites(ctx, resolved.expr, resolved.scope, nodes)
                          for steps in [self.masking_source(ctx, call, cond, role, what, inp, keys, resolved.scope)]
                          if steps is not None and not kept_off_zero(ctx, inp, resolved.scope)
                          and not excludes_zero(ctx, call.node, inp, resolved.scope)]  # if beta == 0: ... else
@@ -327,8 +334,8 @@ class SingleWhere(Rule):
                     continue  # guarded already, or a branch of counts and constants: no gradient
                 sites = [site for site in sites if not any(  # 1 / sqrt(x): guarding the sqrt's x is enough
                     other is not site and _within(other[1], site[1]) for other in sites)]
-                what = sites[0][0]
-                message = (f"`{what}` is singular where the condition selects the other branch: its "
+                message = (f"`{ctx.short(nodes[id(sites[0][1])])}` is singular where the condition selects "
+                           "the other branch: its "
                            "gradient there is inf, and 0 * inf = NaN flows back through the where; "
                            "guard the input too (double where)")
                 report_in_gradient(ctx, call.node, message,
