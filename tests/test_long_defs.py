@@ -40,26 +40,35 @@ def long_def(n: int) -> str:
 
 @pytest.fixture
 def small_cuts(monkeypatch):
-    monkeypatch.setattr(large, "LONG", 3_000)
-    monkeypatch.setattr(large, "WINDOW", 3_000)
+    for name in ("LARGE", "MAX_KEPT", "LONG", "WINDOW"):
+        monkeypatch.setattr(large, name, 3_000)
     monkeypatch.setattr(large, "LONG_LINES", 50)
+
+
+def _unlimited(m) -> None:
+    for name in ("LARGE", "MAX_KEPT", "LONG"):
+        m.setattr(large, name, 10**9)
 
 
 def _whole(text: str, monkeypatch) -> list[tuple]:
     with monkeypatch.context() as m:
-        m.setattr(large, "LONG", 10**9)
+        _unlimited(m)
         result = _default().lint_source(text.encode(), "model.py")
     assert not result.reduced
     return _found(result)
+
+
+def _cut(tree, text) -> bool:
+    return large._Plan(tree, text, frozenset()).cut
 
 
 def test_a_long_def_is_cut_and_gives_the_whole_functions_findings(small_cuts, monkeypatch):
     text = long_def(400)
     assert len(text) > 8 * large.LONG
     tree = ast.parse(text)
-    assert large.has_long(tree, text)
+    assert _cut(tree, text)
     names = frozenset({"log", "softmax", "relu"})
-    pieces = large.pieces(tree, text, names, small=True)
+    pieces = large.pieces(tree, text, names)
     assert isinstance(pieces, list) and len(pieces) >= 5
     for piece, rows, own in pieces:
         ast.parse(piece)  # each piece is a module: the header above the statements it keeps
@@ -74,10 +83,9 @@ def test_a_long_def_is_cut_and_gives_the_whole_functions_findings(small_cuts, mo
     assert _found(result) == _whole(text, monkeypatch)
 
 
-def test_a_short_file_or_def_is_parsed_whole(small_cuts):
+def test_a_short_file_is_parsed_whole(small_cuts):
     text = long_def(5)
-    assert len(text) < large.LONG
-    assert not large.has_long(ast.parse(text), text)
+    assert len(text) < large.LARGE
     assert not _default().lint_source(text.encode(), "model.py").reduced
 
 
@@ -89,10 +97,10 @@ def test_a_body_on_the_headers_line_is_not_cut(small_cuts, monkeypatch):
             terms + "    )\n")
     tree = ast.parse(text)
     assert len(text) > large.LONG
-    assert large.outline(tree.body[1]) is not None and not large.has_long(tree, text)
+    assert large.outline(tree.body[1]) is not None and not _cut(tree, text)
     result = _default().lint_source(text.encode(), "model.py")
-    assert not result.reduced
     assert [f.code for f in result.findings] == ["NAN101"]
+    assert _found(result) == _whole(text, monkeypatch)
 
 
 def test_a_long_method_keeps_its_class_and_init(small_cuts, monkeypatch):
@@ -105,8 +113,8 @@ def test_a_long_method_keeps_its_class_and_init(small_cuts, monkeypatch):
             "        d = h.norm(dim=-1)\n        y = torch.where(d > 0, h / d, h)\n"
             "        return torch.log(torch.softmax(y, -1))\n")
     tree = ast.parse(text)
-    assert large.has_long(tree, text)
-    pieces = large.pieces(tree, text, frozenset({"log", "softmax", "where", "relu"}), small=True)
+    assert _cut(tree, text)
+    pieces = large.pieces(tree, text, frozenset({"log", "softmax", "where", "relu"}))
     assert isinstance(pieces, list) and len(pieces) >= 3
     assert all("class Model(nn.Module):\n    scale = 2.0\n    def __init__(self):\n" in p for p, _, _ in pieces)
     result = _default().lint_source(text.encode(), "model.py")
@@ -120,7 +128,7 @@ def test_a_cut_def_is_fixed_as_the_whole_one(small_cuts, monkeypatch, tmp_path):
     text = long_def(200)
     fixed = _default().fix_source(text.encode(), "model.py", True)
     with monkeypatch.context() as m:
-        m.setattr(large, "LONG", 10**9)
+        _unlimited(m)
         whole = _default().fix_source(text.encode(), "model.py", True)
     assert fixed.fixed_source is not None and fixed.fixed_source == whole.fixed_source
     assert b"tf.nn.log_softmax(x)" in fixed.fixed_source
@@ -129,7 +137,6 @@ def test_a_cut_def_is_fixed_as_the_whole_one(small_cuts, monkeypatch, tmp_path):
 def test_a_large_files_long_def_is_outlined_by_its_chunks(small_cuts, monkeypatch):
     """Above ``LARGE`` the syntax check keeps no tree: the chunk that holds a long def
     records its outline, and the cut is the same as from CPython's whole tree."""
-    monkeypatch.setattr(large, "LONG_LINES", 50)
     text = long_def(300)
     skeleton = chunks.compile_large(text, 2_000)
     [(index, kept)] = skeleton.outlines.items()
@@ -140,7 +147,6 @@ def test_a_large_files_long_def_is_outlined_by_its_chunks(small_cuts, monkeypatc
     names = frozenset({"log", "softmax", "relu"})
     assert large.windows(skeleton, text, names, large.WINDOW) == large.windows(ast.parse(text), text, names,
                                                                                large.WINDOW)
-    monkeypatch.setattr(large, "LARGE", 10_000)
     result = _default().lint_source(text.encode(), "model.py")
     assert result.reduced
     assert _found(result) == _whole(text, monkeypatch)

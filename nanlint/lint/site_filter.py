@@ -90,9 +90,7 @@ class SiteFilter:
         of it (a list of such texts, each analysed apart), a long def cut into its body's
         statements (:func:`nanlint.source.large.pieces`); None to parse it whole."""
 
-        if checked.tree is None or self.wanted is None or len(source) <= large.LONG:
-            return None
-        if len(source) <= large.LARGE and not large.has_long(checked.tree, checked.text):
+        if len(source) <= large.LARGE or checked.tree is None or self.wanted is None:
             return None
         rules = self._reporting(checked.text)
         ops = frozenset(k for r in rules for group in r.triggers for k in with_implying(group))  # type: ignore[union-attr]
@@ -102,7 +100,7 @@ class SiteFilter:
         # and the operators a rule starts from (a division, a power): their statements too
         names = sites.last_names(ops) | evidence | frozenset(t for t in (sites.SLASH, "**") if t in ops
                                                               or t == "**" and ops & {sites.POW_HALF, sites.NEG_POW})
-        return large.pieces(checked.tree, checked.text, names, small=len(source) <= large.LARGE)
+        return large.pieces(checked.tree, checked.text, names)
 
     def _reporting(self, text: str) -> list[Rule]:
         """The rules that can report in ``text``, judged by the names in it (and ``/``,

@@ -20,13 +20,16 @@ module of issue 22: 8.8 GB and no result in 400 s before, 0.4 GB after).  A valu
 flows between statements of different windows through more than two names is lost.
 
 A long function is not a statement-sized unit (:class:`Outline`): a top-level ``def`` or
-``class`` of more than ``LONG`` characters (500 KB) is cut into its header and its body's statements
+``class`` of more than ``LONG`` characters is cut into its header and its body's statements
 (recursively, a long method of a class), and a window holds a group of them with the header
 above them, the statements of the body binding what they read, and, for a class, its
-statements that are not functions and its ``__init__`` (what its attributes are).  A file
-under ``LARGE`` that holds one is reduced to at most ``WINDOW`` characters, else analysed in
-windows (:func:`pieces`): its libcst tree is a window's too (a 20,000-line ``def``: 1.15 GB
-parsed whole; 696 MB now, 500 KB or less parsed whole).
+statements that are not functions and its ``__init__`` (what its attributes are).
+
+The sizes bound memory: libcst's tree of dense code takes about 1.3 KB a character, so no
+text over ``MAX_KEPT`` (500 KB, about 650 MB of tree) is parsed whole: a file over ``LARGE``
+(the same) is reduced or analysed in windows, and a def over ``LONG`` (the same: only a file
+over ``LARGE`` holds one) is cut (a 20,000-line def of 933 KB took 1.15 GB parsed whole, a
+module of 18,000 small functions of 997 KB 1.37 GB).
 """
 
 from __future__ import annotations
@@ -35,48 +38,34 @@ import ast
 import bisect
 import re
 
-LARGE = 1_000_000  # bytes: above this, a file is syntax-checked in chunks and reduced before the libcst parse
-MAX_KEPT = 1_000_000  # a reduction that keeps more than this is not worth it
-WINDOW = 250_000  # characters of statements per window of a file no reduction shrinks
-# characters: a top-level def or class longer than this is cut into its body's statements; below,
-# its libcst tree (~1.3 KB a character of dense code) is no bigger than a window's with its closure
-LONG = 2 * WINDOW
+LARGE = 500_000  # bytes: above this, a file is syntax-checked in chunks and reduced before the libcst parse
+MAX_KEPT = 500_000  # characters: a reduction that keeps more is analysed in windows instead
+WINDOW = 250_000  # characters of statements per window (with what they read: at most twice this)
+LONG = 500_000  # characters: a top-level def or class longer than this is cut into its body's statements
 LONG_LINES = 1_000  # a large file's syntax check outlines a def or class of this many lines (chunks)
 _DIRECTIVE = re.compile(r"^[^\S\r\n]*#[^\r\n]*?(noqa|coding[:=])", re.IGNORECASE | re.MULTILINE)
 _NEWLINE = re.compile(r"\r\n|\r|\n")  # CPython's line breaks (str.splitlines also breaks at \f, \x1c, ...)
 LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")  # a text's lines as CPython numbers them, each with its break
 
 
-def pieces(tree: ast.Module, text: str, names: frozenset[str],
-           small: bool = False) -> tuple[str, list[int]] | list | None:
-    """What of a file is parsed with libcst: its reduction (:func:`reduce`) or its windows;
-    ``small``: a file under ``LARGE`` (CPython's whole tree) that holds a def or class over
-    ``LONG``: its reduction is kept to ``WINDOW`` characters, and it is parsed whole (None) when
-    no name is asked for or none of its defs can be cut."""
-    if small and (not names or not has_long(tree, text)):
-        return None
-    return reduce(tree, text, names, WINDOW if small else MAX_KEPT) or windows(tree, text, names, WINDOW)
-
-
-def has_long(tree: ast.Module, text: str) -> bool:
-    """Whether one of the file's top-level statements is a def or class that :class:`_Plan`
-    cuts (over ``LONG`` characters, its body below its header)."""
-    if len(text) <= LONG:
-        return False
-    return _Plan(tree, text, frozenset()).cut
+def pieces(tree: ast.Module, text: str, names: frozenset[str]) -> tuple[str, list[int]] | list:
+    """What of a large file is parsed with libcst: its reduction (:func:`reduce`), or, when
+    that keeps more than ``MAX_KEPT`` characters, its windows (:func:`windows`)."""
+    return reduce(tree, text, names) or windows(tree, text, names, WINDOW)
 
 
 def reduce(tree: ast.Module, text: str, names: frozenset[str],
-           limit: int = MAX_KEPT) -> tuple[str, list[int]] | None:
+           limit: int | None = None) -> tuple[str, list[int]] | None:
     """The top-level statements of ``text`` (a long def's or class's body statements apart)
     that mention one of ``names`` (the last names of the ops the enabled rules start from),
     import, or bind a name a kept statement reads, and for each line of that text its line in
-    ``text``; None when that keeps more than ``limit`` characters.
+    ``text``; None when that keeps more than ``limit`` (``MAX_KEPT``) characters.
     ``tree``: a :class:`nanlint.source.chunks.Skeleton` (or CPython's tree of ``text``)."""
     if not names:
         return None
     plan = _Plan(tree, text, names)
-    return plan.closure([i for i in range(len(plan.firsts)) if i in plan.imports or plan.mentions(i)], limit)
+    return plan.closure([i for i in range(len(plan.firsts)) if i in plan.imports or plan.mentions(i)],
+                        MAX_KEPT if limit is None else limit)
 
 
 def windows(tree: ast.Module, text: str, names: frozenset[str],
@@ -224,7 +213,7 @@ class _Plan:
                     stack.append(j)
         return keep
 
-    def closure(self, seeds: list[int], limit: int = MAX_KEPT,
+    def closure(self, seeds: list[int], limit: int,
                 near: tuple[int, int] | None = None) -> tuple[str, list[int]] | None:
         """``seeds`` and the statements binding the names they read (twice over), rendered;
         None past ``limit`` characters.  ``near``: the units ``(lo, hi)`` of a window, whose
