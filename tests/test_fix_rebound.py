@@ -72,6 +72,24 @@ CASES = {
             x = x * 2
             return torch.log(s)
         """, "NAN106", False),
+    "NAN106 rebound after the sum": ("""
+        import torch
+
+        def f(x):
+            e = torch.exp(x)
+            s = 1 + e
+            x = x * 2
+            return torch.log(s)
+        """, "NAN106", False),
+    "NAN101 complement rebound": ("""
+        import torch
+
+        def f(z):
+            q = torch.softmax(z, -1)
+            p = 1 - q
+            z = z * 2
+            return torch.log(p)
+        """, "NAN101", True),  # the epsilon guard, at the log: not the exact form, which repeats z
     "NAN106 not rebound": ("""
         import torch
 
@@ -90,5 +108,7 @@ def test_a_fix_never_reads_a_name_rebound_since_the_value(case):
     assert found == [rule]
     source = textwrap.dedent(code)
     assert (fixed != source) is offered, fixed
+    if case == "NAN101 complement rebound":
+        assert "clip(p" in fixed and "log_softmax" not in fixed, fixed
     x = torch.tensor([[0.5, -1.0, 2.0], [3.0, 0.0, -2.0]], dtype=torch.float64)
     torch.testing.assert_close(_run(fixed, x), _run(source, x))  # same values: offered or not

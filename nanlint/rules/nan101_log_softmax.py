@@ -62,7 +62,7 @@ class LogSoftmax(Rule):
             return fixes.Fix(fixes.DISPLAY_ONLY, "Return logits from there and use the exact form: "
                                                  "logsumexp of log_softmax over the other classes")
         built, missing = None, LogSoftmax.not_here(arg, resolved)
-        if arg.fixable_in(log.scope) and resolved.fixable_in(log.scope):
+        if arg.fixable_in(log.scope) and resolved.fixable_in(log.scope) and resolved.repeatable_at(arg):
             axis = log1m.default_axis(softmax.framework, softmax.value("axis"))
             if not log1m.repeatable(softmax.x):
                 missing = "logits the fix can repeat (a name, an attribute, arithmetic of those: no call)"

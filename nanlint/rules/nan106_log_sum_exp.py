@@ -199,7 +199,7 @@ class LogSumExp(Rule):
         exp, inner = found
         crossed = arg.crossed_statements or inner.crossed_statements
         # None: no rewrite (also when the log's argument reads names rebound before the log)
-        scope = inner.scope if inner.fixable_in(inner.scope, ctx) and arg.repeatable else None
+        scope = inner.scope if inner.fixable_in(inner.scope, ctx) and inner.repeatable_at(arg) else None
         return exp, scope, crossed, origin_note(ctx, inner) or origin_note(ctx, arg)
 
     @staticmethod

@@ -104,6 +104,16 @@ class Resolved:
             return True
         return self.model.same_values_at(self.use, self.expr, self.scope)
 
+    def repeatable_at(self, outer: "Resolved") -> bool:
+        """:attr:`repeatable` for a value found inside ``outer``'s (the log's argument
+        ``s = 1 + e``, ``e = exp(x)``): a fix writes it at ``outer``'s use, so its names are
+        asked there (``x`` rebound after ``s``), as well as ``outer``'s own."""
+        if not outer.repeatable:
+            return False
+        if outer.use is None or self.model is None or self.ctx is not None:
+            return self.repeatable
+        return self.model.same_values_at(outer.use, self.expr, self.scope)
+
 
 def origin_note(ctx: "Model", resolved: Resolved) -> str:
     """`` (`p` is assigned on line 4)`` for a value reached through a name, else ``""``."""
