@@ -59,7 +59,7 @@ def _whole(text: str, monkeypatch) -> list[tuple]:
 
 
 def _cut(tree, text) -> bool:
-    return large._Plan(tree, text, frozenset()).cut
+    return bool(large._Plan(tree, text, frozenset()).heads)
 
 
 def test_a_long_def_is_cut_and_gives_the_whole_functions_findings(small_cuts, monkeypatch):
@@ -107,8 +107,9 @@ def test_a_long_method_keeps_its_class_and_init(small_cuts, monkeypatch):
     """A long method of a class is cut too; each piece holds the class header (the base a
     gradient's evidence reads), the class's own statements and ``__init__`` (the attributes)."""
     steps = "".join(f"        h = torch.relu(h @ self.w{i % 4}) + {i}\n" for i in range(300))
+    weights = "".join(f"        self.w{i} = nn.Parameter(torch.ones(4, 4))\n" for i in range(54))  # LONG_LINES, not LONG
     text = ("import torch\nfrom torch import nn\n\n\nclass Model(nn.Module):\n    scale = 2.0\n\n"
-            "    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 4)\n\n"
+            "    def __init__(self):\n        super().__init__()\n" + weights + "        self.fc = nn.Linear(4, 4)\n\n"
             "    def forward(self, x):\n        h = self.fc(x)\n" + steps +
             "        d = h.norm(dim=-1)\n        y = torch.where(d > 0, h / d, h)\n"
             "        return torch.log(torch.softmax(y, -1))\n")
@@ -117,6 +118,7 @@ def test_a_long_method_keeps_its_class_and_init(small_cuts, monkeypatch):
     pieces = large.pieces(tree, text, frozenset({"log", "softmax", "where", "relu"}))
     assert isinstance(pieces, list) and len(pieces) >= 3
     assert all("class Model(nn.Module):\n    scale = 2.0\n    def __init__(self):\n" in p for p, _, _ in pieces)
+    assert all("        self.w53 = nn.Parameter" in p and "self.fc = nn.Linear" in p for p, _, _ in pieces)
     result = _default().lint_source(text.encode(), "model.py")
     assert result.reduced
     assert sorted(f.code for f in result.findings) == ["NAN101", "NAN201"]
@@ -153,7 +155,7 @@ def test_a_large_files_long_def_is_outlined_by_its_chunks(small_cuts, monkeypatc
 
 
 def _outline_fields(o):
-    return (o.first, o.head_last, o.last, o.name, o.reads, o.indent,
+    return (o.first, o.head_last, o.last, o.name, o.reads, o.indent, o.kept,
             [p if isinstance(p, tuple) else _outline_fields(p) for p in o.parts])
 
 

@@ -122,7 +122,6 @@ class _Plan:
         self.heads: dict[int, frozenset[str]] = {}  # header unit -> the names its header reads
         self.children: dict[int, list[int]] = {}  # header unit -> its body's units
         self.always: dict[int, list[int]] = {}  # header unit -> the body's units kept with it
-        self.cut = False
         self._read: tuple = ((), set())  # the spans last read, and the names they read
         self._outline(tree)
         self.hits: list[int] = []
@@ -146,7 +145,6 @@ class _Plan:
         if not outlines:
             self.parents = [-1] * len(firsts)
             return
-        self.cut = True
         old = (firsts, lasts, self.imports, self.bound)
         self.firsts, self.lasts, self.imports, self.bound = [], [], set(), []
         for i in range(len(old[0])):
@@ -178,9 +176,11 @@ class _Plan:
         for part in o.parts:
             if isinstance(part, Outline):
                 if self.offset(part.last + 1) - self.offset(part.first) > LONG and self._cuttable(part):
+                    if part.kept:  # a cut __init__: its header (and so its first statement) with the class's
+                        self.always[head].append(len(self.firsts))
                     self._add_outline(part, head)
                     continue
-                part = (part.first, part.last, part.name, False)
+                part = (part.first, part.last, part.name, part.kept)
             unit = self._add(part[0], part[1], part[2], head)
             if part[3]:
                 self.always[head].append(unit)
@@ -326,11 +326,12 @@ class Outline:
     annotations, bases), its body's indentation and, per body statement, ``(first, last, names
     bound, kept with the header)`` or the :class:`Outline` of a def or class of ``LONG_LINES``."""
 
-    __slots__ = ("first", "head_last", "last", "name", "reads", "indent", "parts")
+    __slots__ = ("first", "head_last", "last", "name", "reads", "indent", "parts", "kept")
 
-    def __init__(self, first, head_last, last, name, reads, indent, parts) -> None:
+    def __init__(self, first, head_last, last, name, reads, indent, parts, kept: bool = False) -> None:
         self.first, self.head_last, self.last, self.name = first, head_last, last, name
         self.reads, self.indent, self.parts = reads, indent, parts
+        self.kept = kept  # kept with its parent's header (a class's ``__init__``)
 
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -351,14 +352,15 @@ def outline(stmt: ast.stmt, offset: int = 0) -> Outline | None:
     is_class = isinstance(stmt, ast.ClassDef)
     for s in stmt.body:
         first, last = _first(s) + offset, (s.end_lineno or s.lineno) + offset
+        always = isinstance(s, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)) or is_class and (
+            not isinstance(s, (ast.ClassDef,) + _DEFS) or isinstance(s, _DEFS) and s.name == "__init__")
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and last - first >= LONG_LINES:
             o = outline(s, offset)
             if o is not None:
+                o.kept = always
                 parts.append(o)
                 continue
         names = binds(s)
-        always = isinstance(s, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)) or is_class and (
-            not isinstance(s, (ast.ClassDef,) + _DEFS) or isinstance(s, _DEFS) and s.name == "__init__")
         parts.append((first, last, () if not names else next(iter(names)) if len(names) == 1
                       else tuple(sorted(names)), always))
     return Outline(_first(stmt) + offset, body_first - 1 + offset, (stmt.end_lineno or stmt.lineno) + offset,
