@@ -14,6 +14,7 @@ from nanlint.rules.context import RuleContext
 from nanlint.analysis.evidence import excludes_zero
 from nanlint.analysis.facts import gradient_free
 from nanlint.analysis.guards import constant, guarded, nonnegative
+from nanlint.semantic.reach import origin_note
 from nanlint.semantic.resolve import Scope
 from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import (bare, binop, follow, is_op, key, replace_all, report_in_gradient,
@@ -334,8 +335,8 @@ class SingleWhere(Rule):
                     continue  # guarded already, or a branch of counts and constants: no gradient
                 sites = [site for site in sites if not any(  # 1 / sqrt(x): guarding the sqrt's x is enough
                     other is not site and _within(other[1], site[1]) for other in sites)]
-                message = (f"`{ctx.short(nodes[id(sites[0][1])])}` is singular where the condition selects "
-                           "the other branch: its "
+                message = (f"`{ctx.short(nodes[id(sites[0][1])])}`{origin_note(ctx, resolved)} is singular where "
+                           "the condition selects the other branch: its "
                            "gradient there is inf, and 0 * inf = NaN flows back through the where; "
                            "guard the input too (double where)")
                 report_in_gradient(ctx, call.node, message,
