@@ -4,6 +4,7 @@
     python bench/run.py --setup           # once: bench/.venv with ruff, flake8, fixit==2.2.1
     python bench/run.py                   # the frameworks corpus (see bench/README.md)
     python bench/run.py --corpus training # diffusers + timm, fetched by scripts/corpus_sources.py
+    python bench/run.py --corpus research # TF1-era research code: tensor2tensor, stable-baselines, tflearn
     python bench/run.py PATH              # any tree
     python bench/run.py --base ../old     # also nanlint from another checkout (before/after)
     python bench/run.py --large           # also the two generated ~10 MB files
@@ -45,7 +46,7 @@ DEFAULT_CORPUS = (
 # by scripts/corpus_sources.py into its cache: (wheel, subtrees of its package); about
 # 1,080 files, 610k lines.
 TRAINING_CORPUS = (("diffusers", ("models", "pipelines", "schedulers")), ("timm", (".",)))
-CORPORA = ("frameworks", "training")
+CORPORA = ("frameworks", "training", "research")
 
 
 def site_packages() -> Path:
@@ -86,6 +87,21 @@ def training_sources() -> list[tuple[str, Path]]:
     return out
 
 
+def research_sources() -> list[tuple[str, Path]]:
+    """(name, directory or file) of the research corpus: TF1-era research code (tensor2tensor's
+    wheel, the scripts corpus's TF1 sdists), fetched into the corpus cache if missing (pinned,
+    sha256 checked: scripts/corpus_sources.py ``RESEARCH``)."""
+    sys.path.insert(0, str(HERE.parent / "scripts"))
+    try:
+        import corpus_sources as cs
+    finally:
+        sys.path.pop(0)
+    packages = cs.fetch_training(wheels=cs.RESEARCH, log=lambda m: print(m, flush=True))
+    packages += cs.fetch_scripts(sdists=[s for s in cs.SCRIPTS if s.name in cs.RESEARCH_SDISTS],
+                                 log=lambda m: print(m, flush=True))
+    return [(f"{pkg.name}-{pkg.version}/{f.relative_to(pkg.root)}", f) for pkg in packages for f in pkg.files()]
+
+
 def corpus_name(args) -> str:
     if args.path is not None:
         return f"`{args.path}`"
@@ -93,6 +109,10 @@ def corpus_name(args) -> str:
         return "training code from PyPI wheels, fetched not installed (" + ", ".join(
             f"{name} {'+'.join(subs)}" for name, subs in TRAINING_CORPUS) + "; versions pinned in " \
             "scripts/corpus_sources.py)"
+    if args.corpus == "research":
+        return "TF1-era research code from PyPI, fetched not installed (tensor2tensor 1.15.7, the whole " \
+            "package with its tests; stable-baselines 2.10.2 and tflearn 0.5.0 as the scripts corpus has " \
+            "them; pinned in scripts/corpus_sources.py)"
     return "frameworks: the installed ML packages' sources (" + ", ".join(DEFAULT_CORPUS) + ")"
 
 
@@ -103,6 +123,10 @@ def make_corpus(work: Path, given: Path | None, which: str = "frameworks") -> Pa
     elif which == "training":
         for name, src in training_sources():
             copy_tree(src, corpus / name)
+    elif which == "research":
+        for name, src in research_sources():
+            (corpus / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, corpus / name)
     else:
         sp = site_packages()
         for rel in DEFAULT_CORPUS:

@@ -187,6 +187,15 @@ TRAINING = (
 )
 
 
+# The bench's research corpus (bench/run.py --corpus research; not a precision corpus): TF1-era
+# research code, the tree issue 22 measured (tensor2tensor: large files, graph-mode TF1 layers and
+# models, tests included as the issue's tree had them), with the scripts corpus's TF1 sdists.
+RESEARCH = (
+    Wheel("tensor2tensor", "tensor2tensor", "1.15.7", "tensor2tensor-1.15.7-py2.py3-none-any.whl",
+          "26ef986c2b9f45bdefa4218229f33f2992e4d9df84f8939d41481cdaa8444392", "tensor2tensor", (".",)),
+)
+RESEARCH_SDISTS = ("stable-baselines", "tflearn")  # of SCRIPTS
+
 def cache_dir() -> Path:
     if os.environ.get("NANLINT_CORPUS_CACHE"):
         return Path(os.environ["NANLINT_CORPUS_CACHE"]).expanduser()
