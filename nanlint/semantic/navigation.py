@@ -102,14 +102,24 @@ def self_attributes(ctx: FileContext) -> dict[str, list[cst.Attribute]]:
 
 
 def _collect_self_attributes(ctx: FileContext) -> dict[str, list[cst.Attribute]]:
-    out: dict[str, list[cst.Attribute]] = {}
-    stack: list[cst.CSTNode] = [ctx.module]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == "self":
-            out.setdefault(n.attr.value, []).append(n)
-        stack.extend(n.children)
-    return out
+    """In the order a right-to-left preorder walk meets them (the reverse of a left-to-right
+    postorder's), as the first version's stack of ``children`` did: its users stop at the first
+    read that decides.  libcst's ``children`` cost 7x the walk (issue 22: a second of the
+    research corpus's ten, on tensor2tensor's 6,000-line ``common_attention.py``)."""
+    found = _SelfAttributes()
+    found.walk(ctx.module)
+    for uses in found.out.values():
+        uses.reverse()
+    return found.out
+
+
+class _SelfAttributes(FastVisitor):
+    def __init__(self) -> None:
+        self.out: dict[str, list[cst.Attribute]] = {}
+
+    def leave_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            self.out.setdefault(node.attr.value, []).append(node)
 
 
 def variable_names(ctx: FileContext) -> dict[str, list[cst.Name]]:
