@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from nanlint.source import ast_tree, syntax
-from nanlint.analysis.gates import syntax_sites
+from nanlint.analysis.gates import mean_sites, syntax_sites
 from nanlint.vocabulary import ops as o
 from nanlint.analysis.gates.sites import last_names
 
@@ -400,6 +400,37 @@ def test_exp_root_sites(src):
 ])
 def test_no_exp_root_site(src):
     assert not root_sites.exp_root_site(ast.parse(src), src)
+
+
+# --- NAN401's gate (mean_sites.masked_mean_site, issue 22) ------------------------------------
+@pytest.mark.parametrize("src", [
+    "m = (y == k).float()\nmean = torch.sum(x * m) / torch.sum(m)",
+    "mean = (x * m).sum() / m.sum()",
+    "n = tf.reduce_sum(m)\ns = tf.reduce_sum(x * m)\nmean = s / n",
+    "mean = tf.math.divide(tf.reduce_sum(x * m), tf.reduce_sum(m))",
+    "mean = torch.sum(x * m).div(m.sum())",
+    "s = torch.sum(x * m)\ns /= m.sum()",                                 # in place
+    "def total(v):\n    return v.sum()\nmean = total(x * m) / total(m)",   # a function's return
+    "mean = tf.cast(tf.reduce_sum(x * m), tf.float32) / tf.cast(tf.reduce_sum(m), tf.float32)",  # layout ops
+    "from .utils import counts\nmean = torch.sum(x * m) / counts(m)",      # a project module's value
+    "def f(s, n):\n    return s / n\nf(torch.sum(x * m), torch.sum(m))",  # parameters bound at a call
+    "self.n = m.sum()\nmean = (x * m).sum() / self.n",
+    "class M:\n    def forward(self, m):\n        return m.sum()\nmean = model(x * m) / model(m)",  # a model
+    "from torch import sum as total\nmean = a / b",                       # a sum under another name
+])
+def test_masked_mean_sites(src):
+    assert mean_sites.masked_mean_site(ast.parse(src))
+
+
+@pytest.mark.parametrize("src", [
+    "mean = tf.reduce_sum(x * m) / n_tokens",                              # a count passed in
+    "y = x / tf.reduce_sum(x, axis=-1, keepdims=True)",                    # a normalisation: no sum on top
+    "y = tf.reduce_sum(x) / 2.0",
+    "s = tf.reduce_sum(x * m)\nn = tf.reduce_sum(m)",                     # no division
+    "y = (x - mu) / sigma",
+])
+def test_no_masked_mean_site(src):
+    assert not mean_sites.masked_mean_site(ast.parse(src))
 
 
 # --- NAN402's gate (syntax_sites.fill_site, issue 22) -------------------------------------------

@@ -169,3 +169,24 @@ class Bindings:
         """Whether a model's entry (``forward``, ``call``, ``__call__``) returns such a value:
         then any call may be a model's call giving it."""
         return not known.isdisjoint(MODEL_ENTRIES)
+
+
+def chain_root(node: ast.expr) -> str | None:
+    """The name a dotted chain starts from (``a`` of ``a.b.c``), else None."""
+    while type(node) is ast.Attribute:
+        node = node.value
+    return node.id if type(node) is ast.Name else None
+
+
+def named(e: ast.expr, known: set[str], test) -> bool:
+    """Whether a name, an attribute or an index of a value may hold what ``known`` (a
+    :meth:`Bindings.closure`) names: the name, the attribute's name or its chain's root; for
+    ``v[i]``, ``test(v, known)``."""
+    kind = type(e)
+    if kind is ast.Name:
+        return e.id in known
+    if kind is ast.Attribute:
+        return e.attr in known or chain_root(e) in known
+    if kind is ast.Subscript:
+        return test(e.value, known)
+    return False

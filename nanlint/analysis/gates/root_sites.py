@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from nanlint.analysis.gates.sites import last_names
 from nanlint.analysis.gates.syntax_sites import Constants, callee, literal, renames
-from nanlint.analysis.gates.bindings import Bindings
+from nanlint.analysis.gates.bindings import Bindings, chain_root, named
 from nanlint.source.ast_tree import nodes, skeletal
 from nanlint.vocabulary import frameworks as fw_registry
 from nanlint.vocabulary import ops as o
@@ -102,7 +102,7 @@ def root_site(tree: ast.Module) -> bool:
         kind = type(e)
         if kind is ast.Call:
             name = callee(e.func)
-            return name in makers or name in known or _root(e.func) in known
+            return name in makers or name in known or chain_root(e.func) in known
         if kind is ast.BinOp:  # a square (b ** 2, b * b) or a sum of them (dx ** 2 + dy ** 2)
             op = type(e.op)
             if op is ast.Pow:
@@ -110,16 +110,16 @@ def root_site(tree: ast.Module) -> bool:
             if op is ast.Mult:
                 return ast.dump(e.left) == ast.dump(e.right)
             return op is ast.Add and made(e.left, known) and made(e.right, known)
-        return _named(e, known, made)
+        return named(e, known, made)
 
     def difference(e: ast.expr, known: set[str]) -> bool:
         kind = type(e)
         if kind is ast.Call:
             name = callee(e.func)
-            return name in subtracts or name in known or _root(e.func) in known
+            return name in subtracts or name in known or chain_root(e.func) in known
         if kind is ast.BinOp:
             return type(e.op) is ast.Sub
-        return _named(e, known, difference)
+        return named(e, known, difference)
 
     if roots:
         known = bindings.closure(made)
@@ -169,8 +169,8 @@ def norm_division_site(tree: ast.Module, text: str) -> bool:
         kind = type(e)
         if kind is ast.Call:
             name = callee(e.func)
-            return name in sums or name in known or _root(e.func) in known
-        return _named(e, known, summed)
+            return name in sums or name in known or chain_root(e.func) in known
+        return named(e, known, summed)
 
     def norm(e: ast.expr, known: set[str], guard_ok: bool = True) -> bool:
         kind = type(e)
@@ -179,7 +179,7 @@ def norm_division_site(tree: ast.Module, text: str) -> bool:
             operands = [*e.args, *(k.value for k in e.keywords)]
             if type(e.func) is ast.Attribute:
                 operands.append(e.func.value)
-            if name in norms or name in known or _root(e.func) in known:
+            if name in norms or name in known or chain_root(e.func) in known:
                 return True
             if name in sqrts or name in pows and any(literal(a) == 0.5 for a in operands):
                 return any(summed(a, sum_known) for a in operands)
@@ -192,7 +192,7 @@ def norm_division_site(tree: ast.Module, text: str) -> bool:
             return guard_ok and op is ast.Add and any(
                 consts.value(side) is not None and norm(other, known, False)
                 for side, other in ((e.left, e.right), (e.right, e.left)))
-        return _named(e, known, norm)
+        return named(e, known, norm)
 
     bindings = Bindings.of(tree)
     sum_known = bindings.closure(summed)
@@ -227,10 +227,10 @@ def exp_root_site(tree: ast.Module, text: str) -> bool:
         kind = type(e)
         if kind is ast.Call:  # an exp, a function returning one, or a layout op of one (over-approximated: any call of one)
             name = callee(e.func)
-            return name in exps or name in known or _root(e.func) in known or depth < 8 and any(
+            return name in exps or name in known or chain_root(e.func) in known or depth < 8 and any(
                 exp(a, known, depth + 1) for a in [*e.args, *(k.value for k in e.keywords),
                                                     *([e.func.value] if type(e.func) is ast.Attribute else [])])
-        return _named(e, known, exp)
+        return named(e, known, exp)
 
     known = bindings.closure(exp, returns=True)
     if known is None:
@@ -258,20 +258,3 @@ def _root_arguments(n: ast.Call | ast.BinOp, sqrts: frozenset[str], pows: frozen
         return []
     operands = _operands(n)
     return operands if name in sqrts or any(literal(a) == 0.5 for a in operands) else []
-
-
-def _named(e: ast.expr, known: set[str], test) -> bool:
-    kind = type(e)
-    if kind is ast.Name:
-        return e.id in known
-    if kind is ast.Attribute:
-        return e.attr in known or _root(e) in known
-    if kind is ast.Subscript:
-        return test(e.value, known)
-    return False
-
-
-def _root(node: ast.expr) -> str | None:
-    while type(node) is ast.Attribute:
-        node = node.value
-    return node.id if type(node) is ast.Name else None

@@ -36,7 +36,7 @@ from pathlib import Path
 from nanlint.analysis.gates.sites import last_names
 from nanlint.analysis.gates.syntax_sites import UNKNOWN, Constants, callee, literal
 from nanlint.source.ast_tree import nodes
-from nanlint.analysis.gates.bindings import MODEL_ENTRIES, bound_by, project_module, returned, signature, targets
+from nanlint.analysis.gates.bindings import MODEL_ENTRIES, bound_by, chain_root, project_module, returned, signature, targets
 from nanlint.semantic import modules
 from nanlint.vocabulary import ops as o
 
@@ -127,12 +127,6 @@ def _imports_may_give(path: Path | None, text: str, extra: tuple[str, ...]) -> b
         if _GIVING[key]:
             return True
     return False
-
-
-def _chain_root(node: ast.expr) -> str | None:
-    while type(node) is ast.Attribute:
-        node = node.value
-    return node.id if type(node) is ast.Name else None
 
 
 def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None, extra: tuple[str, ...] = ()) -> bool:
@@ -284,7 +278,7 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
             elif name in stats or name in subtracts and _minus_one(e, receiver, maybe, counts) or \
                     name in roots and any(may(a, True, depth + 1) for a in args + receiver):
                 return True
-            return model(e.func, root) or name in known or _chain_root(e.func) in known
+            return model(e.func, root) or name in known or chain_root(e.func) in known
         if kind is ast.BinOp:
             op = type(e.op)
             if op is ast.Sub:
@@ -295,7 +289,7 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
         if kind is ast.Name:
             return e.id in known
         if kind is ast.Attribute:
-            return e.attr in known or _chain_root(e) in known
+            return e.attr in known or chain_root(e) in known
         if kind in (ast.List, ast.Tuple):
             return any(may(x, root, depth + 1) for x in e.elts)
         if kind is ast.Lambda:  # ``sd = lambda r: r.std()``
@@ -309,14 +303,14 @@ def statistic_denominator(tree: ast.Module, text: str, path: Path | None = None,
         if kind is ast.Name:
             return bool(COUNT.match(e.id)) or e.id in known
         if kind is ast.Attribute:
-            return bool(COUNT.match(e.attr)) or e.attr in known or _chain_root(e) in known
+            return bool(COUNT.match(e.attr)) or e.attr in known or chain_root(e) in known
         if kind is ast.Call:
             name = callee(e.func)
             cast = e.args[:1] + ([e.func.value] if type(e.func) is ast.Attribute else [])
             if name in layouts and depth < 16 and any(counts(a, depth + 1) for a in cast):
                 return True  # a cast of a count: tf.to_float(num_timescales), num_steps.float()
             return model(e.func, 2) or type(e.func) is ast.Name and name == "len" or \
-                type(e.func) is ast.Attribute and name in SHAPE_METHODS or name in known or _chain_root(e.func) in known
+                type(e.func) is ast.Attribute and name in SHAPE_METHODS or name in known or chain_root(e.func) in known
         if kind is ast.Subscript:
             v = e.value
             return type(v) is ast.Attribute and v.attr == "shape" or type(v) is ast.Call and \
