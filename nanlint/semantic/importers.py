@@ -48,10 +48,14 @@ def _reverse(root: Path, extra: tuple[str, ...]) -> dict[Path, dict[Path, set[st
         return memo[key]
     reverse: dict[Path, dict[Path, set[str]]] = {}
     scanned = 0
+    modules.observe(root)  # each directory before the walk lists it, each file before its read
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
+        for d in dirnames:
+            modules.observe(os.path.join(dirpath, d))
         for name in sorted(n for n in filenames if n.endswith(".py")):
             p = Path(dirpath, name)
+            modules.observe(p)
             try:
                 text = p.read_text("utf-8", "replace")
             except OSError:

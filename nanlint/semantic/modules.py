@@ -38,6 +38,7 @@ _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b[ \t
 # of a package imports the same few modules (the training benchmark's warm run spent all but
 # 0.5 of 5.5 s finding them again).  Outside a run nothing is remembered.
 _MEMO: dict | None = None
+_SEEN = "seen"  # in the memo: path -> stat_of, of each directory looked in and file read (observed())
 
 
 # --- where modules live ---------------------------------------------------------------
@@ -47,7 +48,10 @@ def top_of(path: Path) -> Path:
     if _MEMO is not None and key in _MEMO:
         return _MEMO[key]
     top = path.parent
-    while (top / "__init__.py").is_file() and top.parent != top:
+    while True:
+        observe(top)  # an __init__.py made or removed in it
+        if not ((top / "__init__.py").is_file() and top.parent != top):
+            break
         top = top.parent
     if _MEMO is not None:
         _MEMO[key] = top
@@ -63,8 +67,10 @@ def roots(path: Path, extra: tuple[str, ...] = ()) -> list[Path]:
     out = [path.parent, top, top / "src", *(Path(e) for e in extra)]
     seen: list[Path] = []
     for r in out:
-        if r not in seen and r.is_dir():
-            seen.append(r)
+        if r not in seen:
+            observe(r)
+            if r.is_dir():
+                seen.append(r)
     if _MEMO is not None:
         _MEMO[key] = seen
     return seen
@@ -86,6 +92,7 @@ def _is_file(directory: str, name: str) -> bool:
     key = ("files", directory)
     files = _MEMO.get(key)
     if files is None:
+        observe(directory or ".")
         try:
             with os.scandir(directory or ".") as it:
                 files = _MEMO[key] = frozenset(e.name for e in it if e.is_file())
@@ -197,7 +204,7 @@ def run_memo(known_lines: dict | None = None) -> Iterator[None]:
     cache keeps them, :mod:`nanlint.lint.cache`); the ones this run reads are added to it."""
     global _MEMO
     outer = _MEMO
-    _MEMO = {} if outer is None else outer
+    _MEMO = {_SEEN: {}} if outer is None else outer
     if known_lines is not None and outer is None:
         _MEMO[_KNOWN] = known_lines
     try:
@@ -225,6 +232,7 @@ def _real(path: Path) -> Path:
     key = ("real dir", directory)
     real_dir = _MEMO.get(key)  # type: ignore[union-attr]
     if real_dir is None:
+        observe(directory or ".")  # a link made or removed in it
         real_dir = _MEMO[key] = os.path.realpath(directory or ".")  # type: ignore[index]
     target = os.path.join(real_dir, name)
     return Path(os.path.realpath(target)) if os.path.islink(target) else Path(target)
@@ -234,8 +242,38 @@ def _stat_key(kind: str, real: Path) -> tuple | None:
     try:
         st = real.stat()
     except OSError:
+        if _MEMO is not None:
+            _MEMO[_SEEN].setdefault(str(real), None)
         return None
+    if _MEMO is not None:  # the stat before the read it stands for
+        _MEMO[_SEEN].setdefault(str(real), (st.st_mtime_ns, st.st_size, st.st_ino))
     return kind, str(real), st.st_mtime_ns, st.st_size
+
+
+def stat_of(path: str) -> tuple | None:
+    """(mtime in ns, size, inode) of ``path``, following links; None when there is none."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
+def observe(path) -> None:
+    """Within a run, note ``path``'s stat (once; called before what is read or tested of it)."""
+    if _MEMO is not None:
+        seen = _MEMO[_SEEN]
+        p = os.fspath(path)
+        if p not in seen:
+            seen[p] = stat_of(p)
+
+
+def observed() -> dict[str, tuple | None]:
+    """What the run so far observed of the file system while finding modules: each directory
+    looked in and file read -> its :func:`stat_of` when first observed (before its read).  The
+    cache keeps it (:mod:`nanlint.lint.dep_keys`): when none of it changed, neither did what was
+    found.  {} outside a run."""
+    return dict(_MEMO[_SEEN]) if _MEMO is not None else {}
 
 
 def _imports_of(dep: Path, real: Path) -> list[tuple[int, str, list[str]]] | None:
