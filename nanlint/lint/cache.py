@@ -9,7 +9,8 @@ The path is not part of the key: an entry holds the findings without their
 path, and a renamed or copied file hits.  Beside them, one file keeps the import lines of
 the texts seen (by content digest, :meth:`Cache.import_lines`): a file's key holds the
 contents of the project files it imports and of those that import it, and a warm run finds
-them without scanning every text of the project again.
+them without scanning every text of the project again; and one more keeps what the last run
+found for each file's dependencies, with the stats that vouch for it (:mod:`nanlint.lint.dep_keys`).
 
 Entries are written atomically (a temporary file in the same directory, then
 ``os.replace``), so concurrent runs never see a half-written entry; two runs
@@ -174,6 +175,36 @@ class Cache:
 
     def _imports_path(self) -> Path:
         return self._entries / f"imports-{package_stamp()}.json"
+
+    def dep_keys(self) -> object:
+        """The record of the last run's dependency key parts (:mod:`nanlint.lint.dep_keys`),
+        written by the same nanlint; None when there is none or it cannot be read."""
+        try:
+            with open(self._dep_keys_path(), "rb") as fh:
+                return json.loads(fh.read())
+        except (OSError, ValueError, UnicodeDecodeError):
+            return None
+
+    def store_dep_keys(self, record: dict | None) -> None:
+        """Write ``record`` atomically (None: remove the one there); the records of other stamps
+        are removed."""
+        path = self._dep_keys_path()
+        try:
+            if not self._ready:
+                self._prepare()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            for old in path.parent.glob("deps-*.json"):
+                if old != path:
+                    old.unlink(missing_ok=True)
+            if record is None:
+                path.unlink(missing_ok=True)
+            else:
+                _write_atomic(path, json.dumps(record, separators=(",", ":")).encode())
+        except OSError:
+            pass
+
+    def _dep_keys_path(self) -> Path:
+        return self._entries / f"deps-{package_stamp()}.json"
 
     def _prepare(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)

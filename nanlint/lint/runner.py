@@ -37,11 +37,12 @@ import re
 import signal
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
 from nanlint.lint import cache as cache_mod
+from nanlint.lint.dep_keys import DepKeys
 from nanlint.lint.engine import Linter, precheck
 from nanlint.findings import Edit, FileResult, Finding
 from nanlint.lint.writer import read, write_atomic
@@ -199,6 +200,8 @@ class Stats:
     prefiltered: int = 0  # decided without a libcst parse
     parsed: int = 0
     jobs: int = 1
+    reused_keys: int = 0  # files whose dependency key part the last run's record gave
+    keys: dict = field(default_factory=dict)  # path -> its cache key (runs with a cache)
 
 
 @contextlib.contextmanager
@@ -322,10 +325,13 @@ def run(files: Sequence[Path], linter_for: Callable[[Path], Linter], fix: bool, 
     results: list[tuple[FileResult, bytes | None] | None] = [None] * len(files)
     prefilters: dict[int, Prefilter] = {}
     fingerprints: dict[int, str] = {}
+    roots: dict[int, tuple[str, ...]] = {}  # linter -> its extra import roots
     keys: dict[int, str] = {}
     work: list[tuple[Path, bytes, Linter, str]] = []
     index: list[int] = []  # work item -> file index
+    dep_keys = DepKeys(cache.dep_keys()) if cache is not None else None
     for i, path in enumerate(files):
+        stat = modules.stat_of(os.fspath(path)) if dep_keys is not None else None  # before the read
         try:
             source = read(path)
         except OSError as exc:
@@ -337,8 +343,11 @@ def run(files: Sequence[Path], linter_for: Callable[[Path], Linter], fix: bool, 
             if fp is None:
                 fp = fingerprints[id(linter)] = cache_mod.linter_fingerprint(
                     [r.code for r in linter.rules], linter.settings, cache_extra)
-            deps = _dependencies(path, source, linter)
-            key = keys[i] = cache.key(fp + _kind(path) + deps, source)
+            extra = roots.get(id(linter))
+            if extra is None:
+                extra = roots[id(linter)] = modules.extra_roots(linter.settings)
+            deps = dep_keys.part(path, stat, extra, lambda: _dependencies(path, source, linter))  # type: ignore[union-attr]
+            key = keys[i] = stats.keys[str(path)] = cache.key(fp + _kind(path) + deps, source)
             hit = _from_cache(cache, key, str(path), fix, unsafe)
             if hit is not None:
                 stats.cached += 1
@@ -403,6 +412,11 @@ def run(files: Sequence[Path], linter_for: Callable[[Path], Linter], fix: bool, 
             elif write:  # the findings are those of the fixed content, now on disk
                 _store(cache, cache.key(fingerprints[id(linter)] + _kind(path) + _dependencies(path, source, linter),
                                         result.fixed_source), result)
+    if cache is not None and dep_keys is not None:
+        stats.reused_keys = dep_keys.reused
+        observed = modules.observed()
+        if not dep_keys.unchanged(observed):
+            cache.store_dep_keys(dep_keys.payload(observed))
     return results  # type: ignore[return-value]
 
 
