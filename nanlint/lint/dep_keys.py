@@ -56,8 +56,8 @@ class DepKeys:
         recorded one when the record stands and the stat is the recorded one, else ``compute()``."""
         name = f"{path}\0{json.dumps(extra)}"
         entry = self._parts.get(name)
-        if self.valid and isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], str) \
-                and _same(entry[0], stat):
+        if self.valid and stat is not None and isinstance(entry, list) and len(entry) == 2 \
+                and isinstance(entry[1], str) and _same(entry[0], stat):  # a file with no stat vouches for nothing
             self.reused += 1
             return entry[1]
         part = compute()
