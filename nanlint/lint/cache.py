@@ -161,17 +161,7 @@ class Cache:
             return
         if len(lines) > MAX_IMPORT_RECORDS:
             lines = dict(list(lines.items())[-MAX_IMPORT_RECORDS:])
-        path = self._imports_path()
-        try:
-            if not self._ready:
-                self._prepare()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            for old in path.parent.glob("imports-*.json"):
-                if old != path:
-                    old.unlink(missing_ok=True)
-            _write_atomic(path, json.dumps(lines, separators=(",", ":")).encode())
-        except OSError:
-            pass
+        self._store_stamped(self._imports_path(), "imports-*.json", lines)
 
     def _imports_path(self) -> Path:
         return self._entries / f"imports-{package_stamp()}.json"
@@ -188,23 +178,27 @@ class Cache:
     def store_dep_keys(self, record: dict | None) -> None:
         """Write ``record`` atomically (None: remove the one there); the records of other stamps
         are removed."""
-        path = self._dep_keys_path()
+        self._store_stamped(self._dep_keys_path(), "deps-*.json", record)
+
+    def _dep_keys_path(self) -> Path:
+        return self._entries / f"deps-{package_stamp()}.json"
+
+    def _store_stamped(self, path: Path, pattern: str, data: dict | None) -> None:
+        """``data`` as ``path``'s JSON, written atomically (None: ``path`` removed), and the files of
+        ``pattern`` beside it removed (other stamps'); a cache that cannot be written is skipped."""
         try:
             if not self._ready:
                 self._prepare()
             path.parent.mkdir(parents=True, exist_ok=True)
-            for old in path.parent.glob("deps-*.json"):
+            for old in path.parent.glob(pattern):
                 if old != path:
                     old.unlink(missing_ok=True)
-            if record is None:
+            if data is None:
                 path.unlink(missing_ok=True)
             else:
-                _write_atomic(path, json.dumps(record, separators=(",", ":")).encode())
+                _write_atomic(path, json.dumps(data, separators=(",", ":")).encode())
         except OSError:
             pass
-
-    def _dep_keys_path(self) -> Path:
-        return self._entries / f"deps-{package_stamp()}.json"
 
     def _prepare(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
