@@ -188,25 +188,31 @@ def timed(cmd: list[str], cwd: Path, env: dict | None = None) -> tuple[float, in
     return wall, peak, code, cpu
 
 
-def bench(name: str, cmd: list[str], cwd: Path, runs: int, before=None, warmup: int = 0, env=None) -> dict:
+def bench(name: str, cmd: list[str], cwd: Path, runs: int, warmup: int = 0, env=None) -> dict:
+    return bench_alternating([(name, cmd, env)], cwd, runs, warmup)[0]
+
+
+def bench_alternating(commands: list[tuple[str, list[str], dict | None]], cwd: Path, runs: int,
+                      warmup: int = 0) -> list[dict]:
+    """A row per (name, command, environment), their runs alternating (a, b, a, b, ...): a
+    machine whose load drifts during the benchmark slows each command alike, where runs in
+    blocks gave "before" and "after" different machines (issue 22's runs of 2026-12-04)."""
     for _ in range(warmup):
-        if before:
-            before()
-        timed(cmd, cwd, env)
-    walls, peaks, codes, cpus = [], [], set(), []
+        for _, cmd, env in commands:
+            timed(cmd, cwd, env)
+    samples: list[list[tuple[float, int, int, float]]] = [[] for _ in commands]
     for _ in range(runs):
-        if before:
-            before()
-        wall, peak, code, cpu = timed(cmd, cwd, env)
-        walls.append(wall)
-        peaks.append(peak)
-        codes.add(code)
-        cpus.append(cpu)
-    row = {"name": name, "median": statistics.median(walls), "min": min(walls), "max": max(walls),
-           "runs": runs, "peak_mb": max(peaks) / 1024, "codes": sorted(codes), "cpu": statistics.median(cpus)}
-    print(f"  {name:34s} median {row['median']:7.2f} s  (min {row['min']:.2f}, max {row['max']:.2f}, "
-          f"n={runs})  cpu {row['cpu']:.2f} s  peak {row['peak_mb']:.0f} MB  exit {row['codes']}", flush=True)
-    return row
+        for k, (_, cmd, env) in enumerate(commands):
+            samples[k].append(timed(cmd, cwd, env))
+    rows = []
+    for (name, _, _), got in zip(commands, samples):
+        walls, peaks, codes, cpus = [g[0] for g in got], [g[1] for g in got], {g[2] for g in got}, [g[3] for g in got]
+        row = {"name": name, "median": statistics.median(walls), "min": min(walls), "max": max(walls),
+               "runs": runs, "peak_mb": max(peaks) / 1024, "codes": sorted(codes), "cpu": statistics.median(cpus)}
+        print(f"  {name:34s} median {row['median']:7.2f} s  (min {row['min']:.2f}, max {row['max']:.2f}, "
+              f"n={runs})  cpu {row['cpu']:.2f} s  peak {row['peak_mb']:.0f} MB  exit {row['codes']}", flush=True)
+        rows.append(row)
+    return rows
 
 
 def loadavg() -> str:
@@ -298,18 +304,32 @@ def main() -> int:
         cache_dir = work / "cache"
         rows = {}
 
+        base_env = env_for(args.base) if args.base is not None else None
+        base_cache = work / "base-cache"
+
+        def with_base(key: str, name: str, cmd: list[str], runs: int, warmup: int = 0, base_cmd=None) -> None:
+            """The row, and with ``--base`` the before row, their runs alternating."""
+            commands = [(name, cmd, None)]
+            if base_env is not None:
+                commands.append((f"before: {name}", base_cmd or cmd, base_env))
+            got = bench_alternating(commands, corpus, runs, warmup)
+            rows[key] = got[0]
+            if base_env is not None:
+                rows["base_" + key] = got[1]
+
         print("whole corpus:", flush=True)
         rows["ruff"] = bench("ruff check --select ALL --no-cache",
                              [str(peer / "ruff"), "check", "--isolated", "--select", "ALL", "--no-cache",
                               "--exit-zero", "-q", "."], corpus, args.runs, warmup=1)
-        rows["cold"] = bench("nanlint (cold: --no-cache)", nanlint + ["--no-cache", "."], corpus, args.slow_runs,
-                             warmup=1)
+        with_base("cold", "nanlint (cold: --no-cache)", nanlint + ["--no-cache", "."], args.slow_runs, warmup=1)
         rows["cold1"] = bench("nanlint -j 1 (cold, one process)", nanlint + ["--no-cache", "-j", "1", "."], corpus, 1)
         rows["unfiltered"] = bench("nanlint (cold, no prefilter)", nanlint + ["--no-cache", "--no-prefilter", "."],
                                    corpus, 1)
         timed(nanlint + ["--cache-dir", str(cache_dir), "."], corpus)  # fill the cache
-        rows["warm"] = bench("nanlint (warm: nothing changed)", nanlint + ["--cache-dir", str(cache_dir), "."],
-                             corpus, args.runs)
+        if base_env is not None:
+            timed(nanlint + ["--cache-dir", str(base_cache), "."], corpus, base_env)
+        with_base("warm", "nanlint (warm: nothing changed)", nanlint + ["--cache-dir", str(cache_dir), "."],
+                  args.runs, base_cmd=nanlint + ["--cache-dir", str(base_cache), "."])
         rows["flake8"] = bench("flake8 (all cores)", [str(peer / "flake8"), "--isolated", "--exit-zero", "."],
                                corpus, args.slow_runs)
         if args.fixit_runs:
@@ -320,22 +340,11 @@ def main() -> int:
         rows["python"] = bench("python -c pass (start-up)", [sys.executable, "-c", "pass"], corpus, args.runs)
         rows["startup"] = bench("nanlint --version (start-up)", [sys.executable, "-m", "nanlint", "--version"],
                                 corpus, args.runs)
-        rows["five"] = bench(f"nanlint 5 files ({sum(count_lines(p) for p in five)} lines)",
-                             nanlint + ["--no-cache", *map(str, five)], corpus, args.runs)
+        with_base("five", f"nanlint 5 files ({sum(count_lines(p) for p in five)} lines)",
+                  nanlint + ["--no-cache", *map(str, five)], args.runs)
         rows["ruff5"] = bench("ruff 5 files", [str(peer / "ruff"), "check", "--isolated", "--select", "ALL",
                                                 "--no-cache", "--exit-zero", "-q", *map(str, five)], corpus, args.runs)
 
-        if args.base is not None:
-            print(f"before: nanlint from {args.base} ({commit_of(args.base)})", flush=True)
-            base_env = env_for(args.base)
-            base_cache = work / "base-cache"
-            rows["base_cold"] = bench("before: nanlint (cold: --no-cache)", nanlint + ["--no-cache", "."], corpus,
-                                      args.slow_runs, warmup=1, env=base_env)
-            timed(nanlint + ["--cache-dir", str(base_cache), "."], corpus, base_env)
-            rows["base_warm"] = bench("before: nanlint (warm)", nanlint + ["--cache-dir", str(base_cache), "."],
-                                      corpus, args.runs, env=base_env)
-            rows["base_five"] = bench("before: nanlint 5 files", nanlint + ["--no-cache", *map(str, five)], corpus,
-                                      args.runs, env=base_env)
         large = run_large(work, nanlint, str(peer / "ruff"), args) if args.large else []
 
         scaling = []
@@ -429,7 +438,8 @@ def parsed_count(corpus: Path) -> tuple[int, int]:
 
 def header(info, args, load_start, load_end) -> list[str]:
     out = ["# nanlint benchmark", ""]
-    out.append(provenance() + (f" Before = {args.base} at commit {commit_of(args.base)}." if args.base else ""))
+    out.append(provenance() + (f" Before = {args.base} at commit {commit_of(args.base)}; its cold, warm and "
+                               "5-file runs alternate with this checkout's." if args.base else ""))
     out.append(f"Machine: {info['nproc']} CPUs ({info['cpu']}), {info['ram']} RAM, {info['os']}; "
                f"load average {load_start} at start, {load_end} at end (shared machine: compare ratios to ruff "
                f"measured in this run, and CPU seconds, not absolute wall times across runs).")
