@@ -52,6 +52,43 @@ def test_a_computed_factor_is_the_may_tier():
     assert finding.may
 
 
+def test_a_parameter_compared_with_a_number_is_a_scalar_the_may_tier():
+    """tensor2tensor's label-smoothing normaliser: ``confidence`` is ``1 - label_smoothing``, and the
+    function tests it in a Python ``if`` (a bool of a tensor of many values raises): a hyperparameter,
+    0 only for a degenerate configuration (research corpus, reviewed false at default)."""
+    src = """
+        import tensorflow as tf
+
+        def smoothing_cross_entropy(logits, labels, vocab_size, confidence, gaussian=False):
+            normalizing = -(confidence * tf.log(confidence))
+            if gaussian and confidence > 0.0:
+                labels = tf.cast(labels, tf.float32)
+            return normalizing
+        """
+    assert _nan112(src) == []
+    [finding] = _nan112(src, may=True)
+    assert finding.may and "compares with a number" in finding.message
+
+
+@pytest.mark.parametrize("test", [
+    "if p is not None:",              # not a number
+    "if p.sum() > 0:",                # not the parameter itself
+    "if q > 0.5:",                    # another name
+    "def inner():\n                if p > 0:\n                    return 1\n            if True:",  # a nested function's
+])
+def test_what_says_nothing_of_a_parameter_keeps_it_default(test):
+    src = f"""
+        import torch
+
+        def entropy(p, q=None):
+            {test}
+                pass
+            return -(p * torch.log(p)).sum(-1)
+        """
+    [finding] = _nan112(src)
+    assert "a parameter (a distribution passed in" in finding.message
+
+
 @pytest.mark.parametrize("body", [
     "n = n + eps\n    return n * torch.log(n)",          # a rebinding with an epsilon
     "return p * torch.log(p + 1e-8)",                    # not the same factor

@@ -9,6 +9,8 @@ for each of its reaching values.
 * ``may_be_zero``: the code says a value can plausibly be exactly 0 (a difference,
   a gradient, a masked or rectified value), and why.
 * ``gradient_free``: a value carries no gradient (constants, comparisons, counts).
+* ``tested_as_number``: a parameter the function compares with a number in a Python
+  condition (``if confidence > 0.0:``), so a scalar, not a tensor of data.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from nanlint.semantic.context import FileContext
 from nanlint.analysis.guards import NONNEGATIVE_OPS, constant, nonnegative  # noqa: F401 - NONNEGATIVE_OPS: read from here
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import normalized
+from nanlint.source.walk import FastVisitor
 
 _BOUNDED_OPS = (o.TANH, o.SIGMOID, o.SOFTMAX)
 EXP_OVERFLOW = 88.0  # exp(x) is inf in float32 above ~88.72
@@ -325,3 +328,62 @@ def _strip_layout(e: cst.BaseExpression) -> cst.BaseExpression:
 
 def _last(func: cst.BaseExpression) -> str:
     return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+
+
+class _PythonTests(FastVisitor):
+    """The tests of a function's ``if``, ``while``, ``assert`` and conditional expressions,
+    not those of the functions and lambdas nested in it."""
+
+    def __init__(self, root: cst.CSTNode) -> None:
+        self.root, self.tests = root, []
+
+    def visit_FunctionDef(self, node) -> bool:
+        return node is self.root
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_If(self, node) -> None:
+        self.tests.append(node.test)
+
+    def visit_While(self, node) -> None:
+        self.tests.append(node.test)
+
+    def visit_IfExp(self, node) -> None:
+        self.tests.append(node.test)
+
+    def visit_Assert(self, node) -> None:
+        self.tests.append(node.test)
+
+
+def tested_as_number(ctx: FileContext, name: str, scope: Scope) -> bool:
+    """``name``, a parameter of the function of ``scope``, is compared with a number literal in
+    one of its Python conditions (``if gaussian and confidence > 0.0:``): a Python bool of a
+    tensor of many values raises (in graph mode, of any tensor), so what the callers pass is a
+    number -- a hyperparameter, whose zero is a configuration, not data."""
+    root = scope.node
+    if scope.kind != "function":
+        return False
+    found = ctx.memo(f"facts.python_tests:{id(root)}", lambda: _tests_of(root))
+    return any(_compares(test, name) for test in found)
+
+
+def _tests_of(root: cst.CSTNode) -> list[cst.BaseExpression]:
+    visitor = _PythonTests(root)
+    visitor.walk(root)
+    return visitor.tests
+
+
+def _compares(test: cst.BaseExpression, name: str) -> bool:
+    if isinstance(test, cst.BooleanOperation):
+        return _compares(test.left, name) or _compares(test.right, name)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _compares(test.expression, name)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        a, b = test.left, test.comparisons[0].comparator
+        for one, other in ((a, b), (b, a)):
+            if isinstance(other, cst.UnaryOperation) and isinstance(other.operator, cst.Minus):
+                other = other.expression
+            if isinstance(one, cst.Name) and one.value == name and isinstance(other, (cst.Integer, cst.Float)):
+                return True
+    return False

@@ -7,6 +7,7 @@ import libcst as cst
 
 from nanlint.analysis.evidence import excludes_zero, label_data
 from nanlint.analysis.gates.product_sites import xlogx_site
+from nanlint.analysis.facts import tested_as_number
 from nanlint.analysis.guards import constant, guarded
 from nanlint.fix import fixes
 from nanlint.rules._gradient_traps import key, spelled_call
@@ -90,17 +91,22 @@ def _evidence(ctx: RuleContext, x: cst.BaseExpression, scope: Scope) -> tuple[st
     while isinstance(base, (cst.Attribute, cst.Subscript)):
         base = base.value
     if isinstance(base, cst.Name) and base.value not in ("self", "cls"):
-        if _parameter(ctx, base, scope):  # whatever its callers here pass: the contract admits 0
+        where = _parameter_of(ctx, base, scope)
+        if where is not None and base is x and tested_as_number(ctx, base.value, where):
+            return (f"`{base.value}`, a parameter the function compares with a number (a scalar: its zero is a "
+                    "configuration, not data; may)"), False
+        if where is not None:  # whatever its callers here pass: the contract admits 0
             return f"`{ctx.code(x).strip()}`, a parameter (a distribution passed in, whose zeros are the caller's)", True
     return "a value not shown to be positive (may: nothing here shows it holds 0)", False
 
 
-def _parameter(ctx: RuleContext, name: cst.Name, scope: Scope) -> bool:
+def _parameter_of(ctx: RuleContext, name: cst.Name, scope: Scope) -> Scope | None:
+    """The scope of the function ``name`` is a parameter of, or None."""
     found = ctx.index.lookup(name.value, scope)
     if found is None:
-        return False
-    bindings, _ = found
-    return bool(bindings) and all(isinstance(b.node, cst.Param) for b in bindings)
+        return None
+    bindings, where = found
+    return where if bindings and all(isinstance(b.node, cst.Param) for b in bindings) else None
 
 
 def _where_handled(ctx: RuleContext, product: cst.CSTNode, x: cst.BaseExpression, scope: Scope) -> bool:
