@@ -325,7 +325,7 @@ def run(files: Sequence[Path], linter_for: Callable[[Path], Linter], fix: bool, 
     results: list[tuple[FileResult, bytes | None] | None] = [None] * len(files)
     prefilters: dict[int, Prefilter] = {}
     fingerprints: dict[int, str] = {}
-    roots: dict[int, tuple[str, ...]] = {}  # linter -> its extra import roots
+    extras: dict[int, tuple[str, ...]] = {}  # linter -> its extra import roots
     keys: dict[int, str] = {}
     work: list[tuple[Path, bytes, Linter, str]] = []
     index: list[int] = []  # work item -> file index
@@ -343,10 +343,10 @@ def run(files: Sequence[Path], linter_for: Callable[[Path], Linter], fix: bool, 
             if fp is None:
                 fp = fingerprints[id(linter)] = cache_mod.linter_fingerprint(
                     [r.code for r in linter.rules], linter.settings, cache_extra)
-            extra = roots.get(id(linter))
+            extra = extras.get(id(linter))
             if extra is None:
-                extra = roots[id(linter)] = modules.extra_roots(linter.settings)
-            deps = dep_keys.part(path, stat, extra, lambda: _dependencies(path, source, linter))  # type: ignore[union-attr]
+                extra = extras[id(linter)] = modules.extra_roots(linter.settings)
+            deps = dep_keys.part(path, stat, extra, lambda: _dependencies(path, source, extra))  # type: ignore[union-attr]
             key = keys[i] = stats.keys[str(path)] = cache.key(fp + _kind(path) + deps, source)
             hit = _from_cache(cache, key, str(path), fix, unsafe)
             if hit is not None:
@@ -410,8 +410,8 @@ def run(files: Sequence[Path], linter_for: Callable[[Path], Linter], fix: bool, 
             if result.fixed_source is None:
                 _store(cache, keys[i], result)
             elif write:  # the findings are those of the fixed content, now on disk
-                _store(cache, cache.key(fingerprints[id(linter)] + _kind(path) + _dependencies(path, source, linter),
-                                        result.fixed_source), result)
+                _store(cache, cache.key(fingerprints[id(linter)] + _kind(path)
+                                        + _dependencies(path, source, extras[id(linter)]), result.fixed_source), result)
     if cache is not None and dep_keys is not None:
         stats.reused_keys = dep_keys.reused
         observed = modules.observed()
@@ -425,14 +425,14 @@ def _checked(result: FileResult) -> FileResult:
     return result
 
 
-def _dependencies(path: Path, source: bytes, linter: Linter) -> str:
-    """A digest of the project modules ``path`` imports (:mod:`nanlint.semantic.modules`): a
-    value may come from them, so their contents are part of the cache key."""
+def _dependencies(path: Path, source: bytes, extra: tuple[str, ...]) -> str:
+    """A digest of the project modules ``path`` imports (:mod:`nanlint.semantic.modules`; ``extra``:
+    the configuration's import roots): a value may come from them, so their contents are part of
+    the cache key."""
     if b"import" not in source:
         return ""
 
     text = source.decode("utf-8", "replace")
-    extra = modules.extra_roots(linter.settings)
     deps = modules.dependencies(Path(path), text, extra)
     # and the files that import it: whether a gradient reaches a helper is decided there
     deps += [p for p, _ in importers.importers(Path(path), extra) if p not in deps]
