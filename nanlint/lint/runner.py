@@ -300,7 +300,7 @@ def _memoized(fn):
     def wrapper(*args, **kwargs):
         cache = kwargs.get("cache")
         known = cache.import_lines() if cache is not None else None
-        with modules.run_memo(known):
+        with modules.run_memo(known, observing=cache is not None):  # only a cache keeps what is observed
             out = fn(*args, **kwargs)
         if cache is not None and known is not None:
             cache.store_import_lines(known)

@@ -38,7 +38,7 @@ _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b[ \t
 # of a package imports the same few modules (the training benchmark's warm run spent all but
 # 0.5 of 5.5 s finding them again).  Outside a run nothing is remembered.
 _MEMO: dict | None = None
-_SEEN = "seen"  # in the memo: path -> stat_of, of each directory looked in and file read (observed())
+_SEEN = "seen"  # in an observing run's memo: path -> stat_of, of each directory looked in and file read
 
 
 # --- where modules live ---------------------------------------------------------------
@@ -198,15 +198,19 @@ def memo() -> dict | None:  # the run's memo (None outside one), for importers.p
 
 
 @contextmanager
-def run_memo(known_lines: dict | None = None) -> Iterator[None]:
+def run_memo(known_lines: dict | None = None, observing: bool = False) -> Iterator[None]:
     """Remember the lookups for the duration of one run.  ``known_lines``: the import lines of
     texts read in earlier runs, by content digest (hex), as :func:`line_record` writes them (the
-    cache keeps them, :mod:`nanlint.lint.cache`); the ones this run reads are added to it."""
+    cache keeps them, :mod:`nanlint.lint.cache`); the ones this run reads are added to it.
+    ``observing``: note what the lookups look at (:func:`observed`), for a cache to keep."""
     global _MEMO
     outer = _MEMO
-    _MEMO = {_SEEN: {}} if outer is None else outer
-    if known_lines is not None and outer is None:
-        _MEMO[_KNOWN] = known_lines
+    _MEMO = {} if outer is None else outer
+    if outer is None:
+        if known_lines is not None:
+            _MEMO[_KNOWN] = known_lines
+        if observing:
+            _MEMO[_SEEN] = {}
     try:
         yield
     finally:
@@ -242,38 +246,46 @@ def _stat_key(kind: str, real: Path) -> tuple | None:
     try:
         st = real.stat()
     except OSError:
-        if _MEMO is not None:
-            _MEMO[_SEEN].setdefault(str(real), None)
+        _note(str(real), None)
         return None
-    if _MEMO is not None:  # the stat before the read it stands for
-        _MEMO[_SEEN].setdefault(str(real), (st.st_mtime_ns, st.st_size, st.st_ino))
+    _note(str(real), _stat_tuple(st))  # the stat before the read it stands for
     return kind, str(real), st.st_mtime_ns, st.st_size
 
 
 def stat_of(path: str) -> tuple | None:
     """(mtime in ns, size, inode) of ``path``, following links; None when there is none."""
     try:
-        st = os.stat(path)
+        return _stat_tuple(os.stat(path))
     except (OSError, ValueError):
         return None
+
+
+def _stat_tuple(st: os.stat_result) -> tuple:
     return st.st_mtime_ns, st.st_size, st.st_ino
 
 
 def observe(path) -> None:
-    """Within a run, note ``path``'s stat (once; called before what is read or tested of it)."""
-    if _MEMO is not None:
-        seen = _MEMO[_SEEN]
+    """Within an observing run, note ``path``'s stat (once; called before what is read or tested of it)."""
+    seen = _MEMO.get(_SEEN) if _MEMO is not None else None
+    if seen is not None:
         p = os.fspath(path)
         if p not in seen:
             seen[p] = stat_of(p)
+
+
+def _note(path: str, stat: tuple | None) -> None:
+    """:func:`observe` with the stat already taken."""
+    seen = _MEMO.get(_SEEN) if _MEMO is not None else None
+    if seen is not None:
+        seen.setdefault(path, stat)
 
 
 def observed() -> dict[str, tuple | None]:
     """What the run so far observed of the file system while finding modules: each directory
     looked in and file read -> its :func:`stat_of` when first observed (before its read).  The
     cache keeps it (:mod:`nanlint.lint.dep_keys`): when none of it changed, neither did what was
-    found.  {} outside a run."""
-    return dict(_MEMO[_SEEN]) if _MEMO is not None else {}
+    found.  {} outside an observing run."""
+    return dict(_MEMO.get(_SEEN, {})) if _MEMO is not None else {}
 
 
 def _imports_of(dep: Path, real: Path) -> list[tuple[int, str, list[str]]] | None:
