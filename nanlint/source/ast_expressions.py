@@ -1,0 +1,331 @@
+"""The expressions of :mod:`nanlint.source.from_ast`: libcst's expression nodes made from
+CPython's, with the parentheses operator precedence needs (CPython's tree has none), and
+where each came from."""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+
+class Unsupported(Exception):
+    """A construct :func:`nanlint.source.from_ast.convert` does not build; parse with libcst instead."""
+
+
+_BINOPS = {ast.Add: "Add", ast.Sub: "Subtract", ast.Mult: "Multiply", ast.Div: "Divide",
+           ast.FloorDiv: "FloorDivide", ast.Mod: "Modulo", ast.Pow: "Power", ast.LShift: "LeftShift",
+           ast.RShift: "RightShift", ast.BitOr: "BitOr", ast.BitXor: "BitXor", ast.BitAnd: "BitAnd",
+           ast.MatMult: "MatrixMultiply"}
+_UNARY = {ast.UAdd: "Plus", ast.USub: "Minus", ast.Not: "Not", ast.Invert: "BitInvert"}
+_COMPARE = {ast.Eq: "Equal", ast.NotEq: "NotEqual", ast.Lt: "LessThan", ast.LtE: "LessThanEqual",
+            ast.Gt: "GreaterThan", ast.GtE: "GreaterThanEqual", ast.Is: "Is", ast.IsNot: "IsNot",
+            ast.In: "In", ast.NotIn: "NotIn"}
+_CONVERSIONS = {115: "s", 114: "r", 97: "a"}
+
+# operator precedence, as CPython's own unparser orders it: a child binding looser than its
+# place needs parentheses (CPython's tree has none; libcst keeps them on the node)
+NAMED, TUPLE, YIELD, TEST, OR, AND, NOT, CMP, BOR, BXOR, BAND, SHIFT, ARITH, TERM, FACTOR, POWER, AWAIT, ATOM = range(1, 19)
+_BINARY_PRECEDENCE = {ast.BitOr: BOR, ast.BitXor: BXOR, ast.BitAnd: BAND, ast.LShift: SHIFT, ast.RShift: SHIFT,
+                      ast.Add: ARITH, ast.Sub: ARITH, ast.Mult: TERM, ast.Div: TERM, ast.FloorDiv: TERM,
+                      ast.Mod: TERM, ast.MatMult: TERM, ast.Pow: POWER}
+_PRECEDENCE = {ast.NamedExpr: NAMED, ast.Yield: YIELD, ast.YieldFrom: YIELD, ast.IfExp: TEST, ast.Lambda: TEST,
+               ast.Compare: CMP, ast.Await: AWAIT}
+
+
+def _precedence(node) -> int:
+    kind = type(node)
+    if kind is ast.BinOp:
+        return _BINARY_PRECEDENCE[type(node.op)]
+    if kind is ast.BoolOp:
+        return AND if isinstance(node.op, ast.And) else OR
+    if kind is ast.UnaryOp:
+        return NOT if isinstance(node.op, ast.Not) else FACTOR
+    return _PRECEDENCE.get(kind, ATOM)
+
+
+class Expressions:
+    """Builds expressions; :class:`nanlint.source.from_ast.Converter` adds the statements."""
+
+    def __init__(self, text: str) -> None:
+        self.spans: dict[int, tuple[int, int, int, int]] = {}
+        self._lines: list[bytes] | None = None
+        self._text = text
+        self._fdepth = 0  # f-strings being built, one inside another's expression
+        self._plain = {kind: getattr(cst, name) for kind, name in {**_BINOPS, **_UNARY, **_COMPARE}.items()}
+        self._augmented = {kind: getattr(cst, name + "Assign") for kind, name in _BINOPS.items()}
+        self._expr = {
+            ast.Name: self.name, ast.Attribute: self.attribute, ast.Call: self.call,
+            ast.Constant: self.constant, ast.BinOp: self.binop, ast.UnaryOp: self.unaryop,
+            ast.BoolOp: self.boolop, ast.Compare: self.compare, ast.Subscript: self.subscript,
+            ast.Tuple: self.tuple, ast.List: self.list, ast.Set: self.set, ast.Dict: self.dict,
+            ast.IfExp: self.ifexp, ast.Lambda: self.lambda_, ast.ListComp: self.listcomp,
+            ast.SetComp: self.setcomp, ast.GeneratorExp: self.genexp, ast.DictComp: self.dictcomp,
+            ast.Starred: self.starred, ast.NamedExpr: self.namedexpr, ast.Await: self.await_,
+            ast.Yield: self.yield_, ast.YieldFrom: self.yieldfrom, ast.JoinedStr: self.joinedstr,
+            ast.Slice: self.slice_,
+        }
+
+    # --- bookkeeping -------------------------------------------------------------
+    def at(self, made, node):
+        """``made``, noted as coming from CPython's ``node``."""
+        self.spans[id(made)] = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+        return made
+
+    def between(self, line: int, col: int, end_line: int, end_col: int) -> bytes:
+        """The source bytes from one CPython position to another."""
+        if self._lines is None:
+            self._lines = self._text.encode("utf-8", "surrogatepass").splitlines()
+        lines = self._lines
+        if line == end_line:
+            return lines[line - 1][col:end_col]
+        return b"\n".join([lines[line - 1][col:], *lines[line:end_line - 1], lines[end_line - 1][:end_col]])
+
+    def segment(self, node) -> str | None:
+        """The source of a one-line node (a number), from its byte columns."""
+        if node.lineno != node.end_lineno:
+            return None
+        if self._lines is None:
+            self._lines = self._text.encode("utf-8", "surrogatepass").splitlines()
+        try:
+            return self._lines[node.lineno - 1][node.col_offset:node.end_col_offset].decode("utf-8")
+        except (IndexError, UnicodeDecodeError):
+            return None
+
+    # --- expressions -------------------------------------------------------------
+    def e(self, node):
+        try:
+            made = self._expr[type(node)](node)
+        except KeyError:
+            raise Unsupported(type(node).__name__) from None
+        return self.at(made, node)
+
+    def p(self, node, need: int):
+        """``node`` converted, in parentheses when it binds looser than ``need``."""
+        made = self.e(node)
+        if _precedence(node) < need:
+            made = self.at(made.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), node)
+        return made
+
+    def opt(self, node, need: int = TEST):
+        return None if node is None else self.p(node, need)
+
+    def name(self, node):
+        return cst.Name(node.id)
+
+    def attribute(self, node):
+        value = self.p(node.value, ATOM)
+        return cst.Attribute(value, self.at(cst.Name(node.attr), node))
+
+    def arg(self, node):
+        if isinstance(node, ast.Starred):
+            return self.at(cst.Arg(self.p(node.value, BOR), star="*"), node)
+        return self.at(cst.Arg(self.p(node, NAMED)), node)
+
+    def keyword(self, node):
+        if node.arg is None:
+            return self.at(cst.Arg(self.p(node.value, BOR), star="**"), node)
+        return self.at(cst.Arg(self.p(node.value, TEST), keyword=self.at(cst.Name(node.arg), node)), node)
+
+    def call(self, node):
+        func = self.p(node.func, ATOM)
+        if node.keywords and node.args and _after(node.args[-1], node.keywords[0]):
+            parts = sorted([*node.args, *node.keywords], key=lambda a: (a.lineno, a.col_offset))
+            args = [self.keyword(a) if isinstance(a, ast.keyword) else self.arg(a) for a in parts]
+        else:
+            args = [self.arg(a) for a in node.args] + [self.keyword(k) for k in node.keywords]
+        return cst.Call(func, args)
+
+    def constant(self, node):
+        value = node.value
+        if value is None or value is True or value is False:
+            return cst.Name(repr(value))
+        if value is Ellipsis:
+            return cst.Ellipsis()
+        if isinstance(value, (str, bytes)):
+            text = repr(value)
+            # inside an f-string's expression (Python < 3.12): neither its quotes nor a backslash
+            if self._fdepth and (self._fdepth > 1 or text[0] == '"' or "\\" in text):
+                raise Unsupported("a string inside an f-string's expression")
+            return cst.SimpleString(("u" if node.kind == "u" else "") + text)
+        text = self.segment(node)
+        if isinstance(value, bool) or not isinstance(value, (int, float, complex)):
+            raise Unsupported(type(value).__name__)
+        kind = cst.Imaginary if isinstance(value, complex) else cst.Float if isinstance(value, float) else cst.Integer
+        try:
+            return kind(text if text is not None else repr(value))
+        except cst.CSTValidationError:
+            return kind(repr(value))
+
+    def binop(self, node):
+        op = type(node.op)
+        if op is ast.Pow:  # right-associative, and its right operand may be a unary one
+            left, right = self.p(node.left, AWAIT), self.p(node.right, FACTOR)
+        else:
+            level = _BINARY_PRECEDENCE[op]
+            left, right = self.p(node.left, level), self.p(node.right, level + 1)
+        return cst.BinaryOperation(left, self._plain[op](), right)
+
+    def unaryop(self, node):
+        return cst.UnaryOperation(self._plain[type(node.op)](), self.p(node.operand, _precedence(node)))
+
+    def boolop(self, node):
+        operator = cst.And if isinstance(node.op, ast.And) else cst.Or
+        level = _precedence(node)
+        values = node.values
+        made = self.p(values[0], level + 1)  # CPython nests an ``and`` in an ``and`` only when written in parentheses
+        for value in values[1:]:  # left-associative, as libcst reads ``a and b and c``
+            made = self.at(cst.BooleanOperation(made, operator(), self.p(value, level + 1)), node)
+        return made
+
+    def compare(self, node):
+        targets = [cst.ComparisonTarget(self._plain[type(op)](), self.p(c, CMP + 1))
+                   for op, c in zip(node.ops, node.comparators)]
+        return cst.Comparison(self.p(node.left, CMP + 1), targets)
+
+    def slice_(self, node):
+        return cst.Slice(self.opt(node.lower), self.opt(node.upper), self.opt(node.step))
+
+    def subscript(self, node):
+        value = self.p(node.value, ATOM)
+        index = node.slice
+        split = isinstance(index, ast.Tuple) and index.elts and not parenthesized(index, self)
+        parts = index.elts if split else [index]
+        elements = []
+        for part in parts:
+            if isinstance(part, ast.Slice):
+                made = self.e(part)
+            elif isinstance(part, ast.Starred):
+                made = self.at(cst.Index(self.p(part.value, BOR), star="*"), part)
+            else:
+                made = self.at(cst.Index(self.p(part, TEST)), part)
+            elements.append(self.at(cst.SubscriptElement(made), part))
+        if split and len(parts) == 1:  # ``x[a,]``: a tuple of one
+            elements[0] = self.at(elements[0].with_changes(comma=cst.Comma()), parts[0])
+        return cst.Subscript(value, elements)
+
+    def element(self, node):
+        if isinstance(node, ast.Starred):
+            return self.at(cst.StarredElement(self.p(node.value, BOR)), node)
+        return self.at(cst.Element(self.p(node, TEST)), node)
+
+    def tuple(self, node):
+        return cst.Tuple([self.element(e) for e in node.elts])
+
+    def list(self, node):
+        return cst.List([self.element(e) for e in node.elts])
+
+    def set(self, node):
+        return cst.Set([self.element(e) for e in node.elts])
+
+    def dict(self, node):
+        elements = []
+        for key, value in zip(node.keys, node.values):
+            if key is None:
+                elements.append(self.at(cst.StarredDictElement(self.p(value, BOR)), value))
+            else:
+                elements.append(self.at(cst.DictElement(self.p(key, TEST), self.p(value, TEST)), key))
+        return cst.Dict(elements)
+
+    def ifexp(self, node):
+        return cst.IfExp(self.p(node.test, TEST + 1), self.p(node.body, TEST + 1), self.p(node.orelse, TEST))
+
+    def parameters(self, args: ast.arguments, node) -> cst.Parameters:
+        positional = [*args.posonlyargs, *args.args]
+        defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+
+        def param(a, default=None, star=""):
+            annotation = self.at(cst.Annotation(self.p(a.annotation, TEST)), a.annotation) if a.annotation else None
+            return self.at(cst.Param(self.at(cst.Name(a.arg), a), annotation, default=self.opt(default), star=star), a)
+
+        made = [param(a, d) for a, d in zip(positional, defaults)]
+        posonly = made[:len(args.posonlyargs)]
+        kwonly = [param(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+        star_arg = param(args.vararg, star="*") if args.vararg else cst.ParamStar() if kwonly else cst.MaybeSentinel.DEFAULT
+        return self.at(cst.Parameters(
+            params=made[len(posonly):], star_arg=star_arg, kwonly_params=kwonly,
+            star_kwarg=param(args.kwarg, star="**") if args.kwarg else None,
+            posonly_params=posonly, posonly_ind=cst.ParamSlash() if posonly else cst.MaybeSentinel.DEFAULT), node)
+
+    def lambda_(self, node):
+        return cst.Lambda(self.parameters(node.args, node), self.p(node.body, TEST))
+
+    def comp_for(self, generators):
+        inner = None
+        for g in reversed(generators):
+            ifs = [self.at(cst.CompIf(self.p(test, OR)), test) for test in g.ifs]
+            made = cst.CompFor(self.p(g.target, TEST), self.p(g.iter, OR), ifs, inner,
+                               asynchronous=cst.Asynchronous() if g.is_async else None)
+            inner = self.at(made, g.target)
+        return inner
+
+    def listcomp(self, node):
+        return cst.ListComp(self.p(node.elt, TEST), self.comp_for(node.generators))
+
+    def setcomp(self, node):
+        return cst.SetComp(self.p(node.elt, TEST), self.comp_for(node.generators))
+
+    def genexp(self, node):
+        return cst.GeneratorExp(self.p(node.elt, TEST), self.comp_for(node.generators))
+
+    def dictcomp(self, node):
+        return cst.DictComp(self.p(node.key, TEST), self.p(node.value, TEST), self.comp_for(node.generators))
+
+    def starred(self, node):
+        return cst.StarredElement(self.p(node.value, BOR))
+
+    def namedexpr(self, node):
+        return cst.NamedExpr(self.e(node.target), self.p(node.value, TEST))
+
+    def await_(self, node):
+        return cst.Await(self.p(node.value, ATOM))
+
+    def yield_(self, node):
+        return cst.Yield(self.opt(node.value))
+
+    def yieldfrom(self, node):
+        return cst.Yield(self.at(cst.From(self.p(node.value, TEST)), node.value))
+
+    def joinedstr(self, node):
+        # an f-string inside another's expression takes other quotes (Python < 3.12 needs them)
+        self._fdepth += 1
+        try:
+            quote = '"' if self._fdepth == 1 else "'''"
+            return cst.FormattedString(self.fstring_parts(node.values, quote[0]), start="f" + quote, end=quote)
+        finally:
+            self._fdepth -= 1
+
+    def fstring_parts(self, values, quote: str):
+        parts = []
+        for v in values:
+            if isinstance(v, ast.Constant):
+                text = repr(str(v.value).replace("{", "{{").replace("}", "}}"))
+                # repr's escapes, with the quote of the f-string escaped when repr chose the other
+                text = text[1:-1] if text[0] == quote else text[1:-1].replace(quote, "\\" + quote)
+                if self._fdepth > 1 and "\\" in text:  # an f-string in another's expression: no backslash
+                    raise Unsupported("an escape in an f-string inside another")
+                parts.append(cst.FormattedStringText(text))
+            elif isinstance(v, ast.FormattedValue):
+                spec = self.fstring_parts(v.format_spec.values, quote) if v.format_spec is not None else None
+                parts.append(self.at(cst.FormattedStringExpression(
+                    self.p(v.value, OR), _CONVERSIONS.get(v.conversion), spec), v))
+            else:
+                raise Unsupported(type(v).__name__)
+        return parts
+
+
+def _after(a, b) -> bool:
+    """Whether ``a`` comes after ``b`` in the source (a positional argument after a keyword)."""
+    return (a.lineno, a.col_offset) > (b.lineno, b.col_offset)
+
+
+def parenthesized(node: ast.Tuple, converter: Expressions) -> bool:
+    """Whether a tuple subscript was written in parentheses (``x[(a, b)]``: one index), not
+    only its first element (``x[(a) & b, :]``): more ``(`` open before the first element
+    than ``)`` close between it and the next."""
+    first = node.elts[0]
+    end = node.elts[1] if len(node.elts) > 1 else None
+    before = converter.between(node.lineno, node.col_offset, first.lineno, first.col_offset)
+    after = converter.between(first.end_lineno, first.end_col_offset, *((end.lineno, end.col_offset) if end is not None
+                                                                         else (node.end_lineno, node.end_col_offset)))
+    return before.count(b"(") > after.split(b",", 1)[0].count(b")")

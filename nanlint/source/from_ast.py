@@ -1,0 +1,296 @@
+"""libcst's nodes made from CPython's tree, without libcst's parser.
+
+Detection reads libcst's node types, but it reads no whitespace, comment or parenthesis
+of them: those are the concrete syntax a *fix* must keep.  libcst's parser costs about
+five times CPython's, and CPython's tree of every file is there already (the syntax
+check's).  :func:`convert` builds the same statements and expressions from that tree,
+with libcst's default formatting, at a fraction of the parse, so that a file's rules can
+run before (and, when they find nothing, instead of) libcst's parse.  The engine parses
+with libcst only a file where that run finds something (``nanlint.lint.engine``): the
+findings, messages and fixes a user sees always come from the user's own concrete tree.
+
+What differs from libcst's parse of the same text is formatting alone: no comments, no
+blank lines, no parentheses, default whitespace; a string is its value's ``repr`` (an
+implicit concatenation is one string); every small statement is a line of its own; ``else:
+if`` is read as ``elif``.  Where each node came from is kept (:class:`Spans`): a node's
+lines are the file's, its columns CPython's (UTF-8 bytes), which order and place nodes
+within the file as libcst's would.  Syntax it does not build (PEP 695, a string inside an
+f-string's expression that would need the f-string's own quotes) raises
+:class:`Unsupported`, and the caller parses with libcst as before.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from nanlint.source.ast_expressions import ATOM, NAMED, TEST, YIELD, Expressions, Unsupported
+from nanlint.source.codegen import _ranges
+
+__all__ = ["Unsupported", "Spans", "convert"]
+
+
+class Spans:
+    """``node -> CodeRange`` for a converted module: the span of the CPython node each
+    libcst node was made from (lines 1-based, columns 0-based UTF-8 bytes, as CPython's);
+    a node made without one (an operator, a block) takes its nearest ancestor's."""
+
+    def __init__(self, spans: dict[int, tuple[int, int, int, int]], parent) -> None:
+        self._spans = spans
+        self._parent = parent
+        self._made: dict[int, object] = {}
+
+    def __contains__(self, node) -> bool:
+        return self._find(node) is not None
+
+    def _find(self, node):
+        n = node
+        while n is not None:
+            span = self._spans.get(id(n))
+            if span is not None:
+                return span
+            n = self._parent(n)
+        return None
+
+    def __getitem__(self, node):
+        made = self._made.get(id(node))
+        if made is None:
+            span = self._find(node)
+            if span is None:
+                raise KeyError(node)
+            position, code_range = _ranges()
+            made = self._made[id(node)] = code_range(position(span[0], span[1]), position(span[2], span[3]))
+        return made
+
+    def whole(self) -> "Spans":
+        return self
+
+
+class Converter(Expressions):
+    """Builds the statements, and the module."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self._stmt = {
+            ast.Expr: self.expr_stmt, ast.Assign: self.assign, ast.AugAssign: self.augassign,
+            ast.AnnAssign: self.annassign, ast.Return: self.return_, ast.Pass: self.simple("Pass"),
+            ast.Break: self.simple("Break"), ast.Continue: self.simple("Continue"), ast.Delete: self.delete,
+            ast.Global: self.global_, ast.Nonlocal: self.nonlocal_, ast.Import: self.import_,
+            ast.ImportFrom: self.importfrom, ast.Raise: self.raise_, ast.Assert: self.assert_,
+            ast.FunctionDef: self.functiondef, ast.AsyncFunctionDef: self.functiondef,
+            ast.ClassDef: self.classdef, ast.If: self.if_, ast.For: self.for_, ast.AsyncFor: self.for_,
+            ast.While: self.while_, ast.With: self.with_, ast.AsyncWith: self.with_, ast.Try: self.try_,
+        }
+        if hasattr(ast, "TryStar"):
+            self._stmt[ast.TryStar] = self.try_
+        if hasattr(ast, "Match"):
+            self._stmt[ast.Match] = self.match
+
+    # --- statements --------------------------------------------------------------
+    def s(self, node):
+        """A statement: a compound one, or a small one on a line of its own."""
+        try:
+            made = self._stmt[type(node)](node)
+        except KeyError:
+            raise Unsupported(type(node).__name__) from None
+        self.at(made, node)
+        if isinstance(made, cst.BaseSmallStatement):
+            made = self.at(cst.SimpleStatementLine([made]), node)
+        return made
+
+    def block(self, body):
+        return cst.IndentedBlock([self.s(st) for st in body])
+
+    def simple(self, name):
+        return lambda node: getattr(cst, name)()
+
+    def expr_stmt(self, node):
+        return cst.Expr(self.p(node.value, YIELD))
+
+    def assign(self, node):
+        return cst.Assign([self.at(cst.AssignTarget(self.p(t, TEST)), t) for t in node.targets], self.p(node.value, YIELD))
+
+    def augassign(self, node):
+        return cst.AugAssign(self.e(node.target), self._augmented[type(node.op)](), self.p(node.value, YIELD))
+
+    def annassign(self, node):
+        return cst.AnnAssign(self.e(node.target), self.at(cst.Annotation(self.p(node.annotation, TEST)), node.annotation),
+                             self.opt(node.value, YIELD))
+
+    def return_(self, node):
+        return cst.Return(self.opt(node.value))
+
+    def delete(self, node):
+        targets = node.targets
+        target = self.e(targets[0]) if len(targets) == 1 else \
+            cst.Tuple([self.at(cst.Element(self.e(t)), t) for t in targets], lpar=[], rpar=[])
+        return cst.Del(target)
+
+    def global_(self, node):
+        return cst.Global([cst.NameItem(cst.Name(n)) for n in node.names])
+
+    def nonlocal_(self, node):
+        return cst.Nonlocal([cst.NameItem(cst.Name(n)) for n in node.names])
+
+    @staticmethod
+    def dotted(name: str):
+        parts = name.split(".")
+        made = cst.Name(parts[0])
+        for part in parts[1:]:
+            made = cst.Attribute(made, cst.Name(part))
+        return made
+
+    def alias(self, a):
+        asname = cst.AsName(cst.Name(a.asname)) if a.asname else None
+        return self.at(cst.ImportAlias(self.dotted(a.name), asname), a)
+
+    def import_(self, node):
+        return cst.Import([self.alias(a) for a in node.names])
+
+    def importfrom(self, node):
+        module = self.dotted(node.module) if node.module else None
+        if len(node.names) == 1 and node.names[0].name == "*":
+            names = cst.ImportStar()
+        else:
+            names = [self.alias(a) for a in node.names]
+        return cst.ImportFrom(module, names, relative=[cst.Dot()] * (node.level or 0))
+
+    def raise_(self, node):
+        cause = self.at(cst.From(self.p(node.cause, TEST)), node.cause) if node.cause is not None else None
+        return cst.Raise(self.opt(node.exc), cause)
+
+    def assert_(self, node):
+        return cst.Assert(self.p(node.test, TEST), self.opt(node.msg))
+
+    def decorators(self, node):
+        return [self.at(cst.Decorator(self.p(d, NAMED)), d) for d in node.decorator_list]
+
+    def functiondef(self, node):
+        if getattr(node, "type_params", None):
+            raise Unsupported("type parameters")
+        returns = self.at(cst.Annotation(self.p(node.returns, TEST)), node.returns) if node.returns else None
+        return cst.FunctionDef(self.at(cst.Name(node.name), node), self.parameters(node.args, node),
+                               self.block(node.body), self.decorators(node), returns,
+                               asynchronous=cst.Asynchronous() if isinstance(node, ast.AsyncFunctionDef) else None)
+
+    def classdef(self, node):
+        if getattr(node, "type_params", None):
+            raise Unsupported("type parameters")
+        return cst.ClassDef(self.at(cst.Name(node.name), node), self.block(node.body),
+                            [self.arg(b) for b in node.bases], [self.keyword(k) for k in node.keywords],
+                            self.decorators(node))
+
+    def orelse(self, node, body):
+        if not body:
+            return None
+        return self.at(cst.Else(self.block(body)), body[0])
+
+    def if_(self, node):
+        orelse = node.orelse
+        if len(orelse) == 1 and isinstance(orelse[0], ast.If) and self._elif(orelse[0]):
+            other = self.at(self.if_(orelse[0]), orelse[0])
+        else:
+            other = self.orelse(node, orelse)
+        return cst.If(self.p(node.test, NAMED), self.block(node.body), other)
+
+    def _elif(self, node) -> bool:
+        """Whether an ``if`` alone in an ``else`` was written ``elif`` (its line starts so)."""
+        if self._lines is None:
+            self._lines = self._text.encode("utf-8", "surrogatepass").splitlines()
+        try:
+            return self._lines[node.lineno - 1][node.col_offset:node.col_offset + 4] == b"elif"
+        except IndexError:
+            return False
+
+    def for_(self, node):
+        return cst.For(self.p(node.target, TEST), self.p(node.iter, TEST), self.block(node.body), self.orelse(node, node.orelse),
+                       asynchronous=cst.Asynchronous() if isinstance(node, ast.AsyncFor) else None)
+
+    def while_(self, node):
+        return cst.While(self.p(node.test, NAMED), self.block(node.body), self.orelse(node, node.orelse))
+
+    def with_(self, node):
+        items = []
+        for item in node.items:
+            asname = self.at(cst.AsName(self.e(item.optional_vars)), item.optional_vars) \
+                if item.optional_vars is not None else None
+            items.append(self.at(cst.WithItem(self.p(item.context_expr, TEST), asname), item.context_expr))
+        return cst.With(items, self.block(node.body),
+                        asynchronous=cst.Asynchronous() if isinstance(node, ast.AsyncWith) else None)
+
+    def try_(self, node):
+        star = hasattr(ast, "TryStar") and isinstance(node, ast.TryStar)
+        handler = cst.ExceptStarHandler if star else cst.ExceptHandler
+        handlers = []
+        for h in node.handlers:
+            name = cst.AsName(cst.Name(h.name)) if h.name else None
+            handlers.append(self.at(handler(self.block(h.body), self.opt(h.type), name), h))
+        final = self.at(cst.Finally(self.block(node.finalbody)), node.finalbody[0]) if node.finalbody else None
+        kind = cst.TryStar if star else cst.Try
+        return kind(self.block(node.body), handlers, self.orelse(node, node.orelse), final)
+
+    def match(self, node):
+        space, none = cst.SimpleWhitespace(" "), cst.SimpleWhitespace("")
+        cases = [self.at(cst.MatchCase(self.pattern(c.pattern), self.block(c.body), self.opt(c.guard, NAMED),
+                                       whitespace_after_case=space, whitespace_before_if=space,
+                                       whitespace_after_if=space, whitespace_before_colon=none), c.pattern)
+                 for c in node.cases]
+        return cst.Match(self.p(node.subject, NAMED), cases)
+
+    def pattern(self, node):
+        kind = type(node)
+        if kind is ast.MatchValue:
+            made = cst.MatchValue(self.e(node.value))
+        elif kind is ast.MatchSingleton:
+            made = cst.MatchSingleton(cst.Name(repr(node.value)))
+        elif kind is ast.MatchSequence:
+            elements = [self.pattern(p) if isinstance(p, ast.MatchStar) else
+                        self.at(cst.MatchSequenceElement(self.pattern(p)), p) for p in node.patterns]
+            opening = self.between(node.lineno, node.col_offset, node.lineno, node.col_offset + 1)
+            made = cst.MatchList(elements, cst.LeftSquareBracket(), cst.RightSquareBracket()) if opening == b"[" \
+                else cst.MatchTuple(elements)
+        elif kind is ast.MatchStar:
+            made = cst.MatchStar(cst.Name(node.name) if node.name else None)
+        elif kind is ast.MatchMapping:
+            elements = [cst.MatchMappingElement(self.p(k, ATOM), self.pattern(p)) for k, p in zip(node.keys, node.patterns)]
+            made = cst.MatchMapping(elements, rest=cst.Name(node.rest) if node.rest else None)
+        elif kind is ast.MatchClass:
+            made = cst.MatchClass(self.p(node.cls, ATOM), [cst.MatchSequenceElement(self.pattern(p)) for p in node.patterns],
+                                  [cst.MatchKeywordElement(cst.Name(k), self.pattern(p))
+                                   for k, p in zip(node.kwd_attrs, node.kwd_patterns)])
+        elif kind is ast.MatchAs:
+            inner = self.pattern(node.pattern) if node.pattern is not None else None
+            if inner is not None and isinstance(node.pattern, (ast.MatchAs, ast.MatchOr)):
+                inner = inner.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            made = cst.MatchAs(inner, cst.Name(node.name) if node.name else None)
+        elif kind is ast.MatchOr:
+            made = cst.MatchOr([cst.MatchOrElement(self.pattern(p)) for p in node.patterns])
+        else:
+            raise Unsupported(kind.__name__)
+        return self.at(made, node)
+
+    def module(self, tree: ast.Module) -> cst.Module:
+        return cst.Module([self.s(st) for st in tree.body])
+
+
+def convert(tree: ast.Module, text: str) -> tuple[cst.Module, dict[int, tuple[int, int, int, int]]]:
+    """libcst's module for CPython's ``tree`` of ``text``, and where each node came from
+    (``id(node) -> (line, column, end line, end column)``, for :class:`Spans`).  Raises
+    :class:`Unsupported` for syntax it does not build, and ``RecursionError`` for nesting
+    deeper than the interpreter's stack."""
+    converter = Converter(text)
+    # libcst validates every node it is given (a regex per name and per default whitespace):
+    # two thirds of the cost here, and nothing to check in nodes made from a tree CPython
+    # accepted, with libcst's own defaults.  Validation is off while the module is built.
+    base = cst.CSTNode
+    validate = base.__post_init__
+    base.__post_init__ = _unchecked  # type: ignore[method-assign]
+    try:
+        return converter.module(tree), converter.spans
+    finally:
+        base.__post_init__ = validate  # type: ignore[method-assign]
+
+
+def _unchecked(self) -> None:
+    return None
