@@ -14,7 +14,7 @@ from nanlint.source.noqa import ALL as NOQA_ALL, file_directive, matches
 from nanlint.rules.context import RawFinding, RuleContext
 from nanlint.rules.base import Rule, all_rules
 from nanlint.lint.site_filter import SiteFilter
-from nanlint.source import chunks as _chunks, large
+from nanlint.source import chunks as _chunks, from_ast, large
 from nanlint.source.codegen import code_of
 from nanlint.source.syntax import Checked, NestingTooDeep, parse, parse_error_message, precheck
 
@@ -63,6 +63,18 @@ class Linter:
         """``rows``: a reduced large file's map from its lines to the file's (for messages);
         ``tree``: CPython's tree of ``text`` when the caller has one (positions read its lines)."""
         ctx = RuleContext(module, path, self.settings, self.rules, rows, text, tree)
+        self._check(ctx, text)
+        raw, hidden = ctx.findings, 0
+        if not self.settings.get("may") and not self.judges_noqa:
+            # not shown and no directive to judge: dropped before noqa, which would compute
+            # the positions of the whole module for them
+            raw = [f for f in ctx.findings if not f.may]
+            hidden = len(ctx.findings) - len(raw)
+        raw = self._drop_superseded(ctx, raw)
+        return ctx, noqa_mod.apply(ctx, raw, self.rules, text), hidden
+
+    def _check(self, ctx: RuleContext, text: str) -> None:
+        """Every enabled rule's ``check``; a rule that raises is noted in ``ctx.crashes``."""
         crashes = ctx.crashes
         for rule in self.rules:
             if rule.code == PARSE_ERROR[0] or not rule.wanted(text):
@@ -77,14 +89,24 @@ class Linter:
                 del ctx.findings[before:]
                 crashes.append(f"{rule.code} crashed ({_one_line(exc)})")
         ctx.rule = None
-        raw, hidden = ctx.findings, 0
-        if not self.settings.get("may") and not self.judges_noqa:
-            # not shown and no directive to judge: dropped before noqa, which would compute
-            # the positions of the whole module for them
-            raw = [f for f in ctx.findings if not f.may]
-            hidden = len(ctx.findings) - len(raw)
-        raw = self._drop_superseded(ctx, raw)
-        return ctx, noqa_mod.apply(ctx, raw, self.rules, text), hidden
+
+    def finds_nothing(self, checked: Checked, path: str) -> bool:
+        """True when the rules, run on the module :mod:`nanlint.source.from_ast` makes of the
+        syntax check's tree, report nothing at all (no finding of any tier, before noqa, and
+        no rule crashed): then libcst need not parse the file.  The rules read no comment,
+        whitespace or parenthesis that such a module lacks; a file whose directives NAN002
+        judges, or whose tree the conversion does not build, is not asked."""
+        tree = checked.tree
+        if tree is None or checked.rejected is not None or isinstance(tree, _chunks.Skeleton) \
+                or self.judges_noqa and "noqa" in checked.text:
+            return False
+        try:
+            module, spans = from_ast.convert(tree, checked.text)
+            ctx = RuleContext(module, path, self.settings, self.rules, None, checked.text, tree, spans)
+            self._check(ctx, checked.text)
+        except Exception:  # noqa: BLE001 - Unsupported, RecursionError, anything: libcst's tree decides
+            return False
+        return not ctx.findings and not ctx.crashes
 
     def shown(self, raw: list[RawFinding], hidden: int) -> tuple[list[RawFinding], int]:
         """The findings this run shows (and fixes), and how many on weak evidence it does not:
@@ -142,7 +164,8 @@ class Linter:
     def lint_source(self, source: bytes, path: str, site_filter: bool = True,
                     checked: Checked | None = None) -> FileResult:
         """The findings of one file.  ``site_filter``: skip the libcst parse of a file
-        where no rule can report (:meth:`cannot_report`); off only to test that.
+        where no rule can report (:meth:`cannot_report`), or where the rules find nothing
+        in CPython's tree (:meth:`finds_nothing`); off only to test that.
         ``checked``: the source's :func:`precheck`, when the caller has it."""
         if path.endswith(".ipynb"):
             try:
@@ -158,6 +181,8 @@ class Linter:
                 return result
             reduced = self._reduced(checked, source)
             pieces = reduced if isinstance(reduced, list) else [reduced] if reduced is not None else None
+            if pieces is None and site_filter and self.finds_nothing(checked, path):
+                return result  # nothing found on CPython's tree: libcst never parses the file
             module = parse(source, checked) if pieces is None else None
         except Exception as exc:  # noqa: BLE001 - any parser failure is a finding
             return self._unparsable(result, exc, checked, source, path)
@@ -262,6 +287,9 @@ class Linter:
                 return large_fix.fix_text(source, checked, path,
                                           lambda text, check: self.lint_source(text, path, site_filter, check),
                                           unsafe, MAX_FIX_PASSES, precheck)
+            if site_filter and self.finds_nothing(checked, path):
+                # nothing to fix, nothing to report: libcst never parses it
+                return FileResult(path, opt_in=[r.code for r in self.not_run if r.wanted(checked.text)])
             module = parse(source, checked)
         except Exception:  # noqa: BLE001
             return self.lint_source(source, path, site_filter)

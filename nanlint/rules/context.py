@@ -39,8 +39,8 @@ class RuleContext(FileContext):
 
     def __init__(self, module: cst.Module, path: str = "<string>", settings: dict | None = None,
                  rules: Sequence[Reporting] = (), rows: list[int] | None = None, text: str | None = None,
-                 tree=None) -> None:
-        super().__init__(module, path, settings, rows, text, tree)
+                 tree=None, spans: dict | None = None) -> None:
+        super().__init__(module, path, settings, rows, text, tree, spans)
         self.findings: list[RawFinding] = []
         self.rule: Reporting | None = None  # the rule being run (its findings' code and name)
         self.enabled_rules: Sequence[Reporting] = rules  # every rule of this run (NAN002 judges their noqa)

@@ -20,6 +20,7 @@ from nanlint.semantic.model import OpCall
 from nanlint.semantic.resolve import Binding, Index, Scope
 from nanlint.source.walk import parents as parent_map
 from nanlint.source.positions import Positions
+from nanlint.source.from_ast import Spans
 
 
 
@@ -31,8 +32,11 @@ _OPERATORS = {"add": "Add", "subtract": "Subtract", "multiply": "Multiply", "div
 
 class FileContext:
     def __init__(self, module: cst.Module, path: str = "<string>", settings: dict | None = None,
-                 rows: list[int] | None = None, text: str | None = None, tree=None) -> None:
+                 rows: list[int] | None = None, text: str | None = None, tree=None,
+                 spans: dict | None = None) -> None:
         self.module = module
+        # a module made from CPython's tree (nanlint.source.from_ast): where each node came from
+        self._spans = spans
         self._text = text  # the source ``module`` was parsed from, when the caller has it
         self._tree = tree  # CPython's tree of that source, when the caller has it (the syntax check's)
         self.path = path
@@ -284,10 +288,12 @@ class FileContext:
         return parents.get(id(node))
 
     @property
-    def positions(self) -> Positions:
+    def positions(self) -> Positions | Spans:
         """``node -> CodeRange``, computed for the statement of the node asked about
         (:mod:`nanlint.source.positions`), not for the whole module."""
         pos = getattr(self, "_positions", None)
+        if pos is None and self._spans is not None:
+            pos = self._positions = Spans(self._spans, self.parent)
         if pos is None:
             pos = self._positions = Positions(self.module, self.text, self.parent,
                                               self._tree.body if self._tree is not None else None)

@@ -1,0 +1,152 @@
+"""libcst's nodes made from CPython's tree (nanlint/source/from_ast.py), and the engine's
+use of them: the rules run on that module first, and libcst parses only a file where
+they find something.  ``tests/test_speed.py::test_prefilter_never_hides_a_finding``
+compares every finding with and without this gate on the rule pages, the fixtures and
+framework files; here, the conversion itself and the engine's decisions."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from conftest import missing_framework
+from nanlint.lint import engine as engine_mod
+from nanlint.lint.engine import Linter
+from nanlint.rules.base import all_rules
+from nanlint.source import from_ast
+
+SITE = Path(cst.__file__).resolve().parent.parent
+
+# each: the conversion's code must parse back into the same CPython tree
+SNIPPETS = [
+    # precedence: the parentheses CPython's tree drops must come back where they bind
+    "y = a / (b + c) - (d - e) - f\n", "y = (a ** b) ** c + a ** (b ** c) + (-a) ** b + a ** -b\n",
+    "y = not (a and b) or (c or d) and e\n", "y = (a and b) and c\n", "y = (a < b) < c\n",
+    "y = (a if b else c) if d else (e if f else g)\n", "y = (lambda: 1)() + (yield)\n",
+    "y = (await x).z\n", "y = (a + b).c[d](e)\n", "y = -(-a) + ~(a | b) ^ (c & d) << (e >> f)\n",
+    "y = [*a, *(b or c)]\nf(*(a or b), **(c or d))\n", "(y := f(x))\nif (n := len(a)) > 1:\n    pass\n",
+    # subscripts: a tuple of indices, one index that is a tuple, slices, a starred index
+    "m[a, b] = m[(a, b)] + m[(a), (b)] + m[a,] + m[(a,)] + m[()] + m[1:2, ::3] + m[(d <= 2) & (d > 1), :]\n",
+    "m[(\n    a,\n    b\n)] = 1\n", "y = m[*a]\n",
+    # strings: concatenation, bytes, f-strings with nested quotes, conversions and specs
+    "s = 'a' 'b' + b'c' + u'd' + '''e\n''' + r'\\x'\n", "s = f\"it's {x!r:>{w}} {y['k']}\" + f'a\"b{c}'\n",
+    "s = f\"{', '.join(f'{i[0]}' for i in x)}\"\n", "s = f'{{braces}} {x}'\n",
+    # numbers as written, constants
+    "y = 1_000 + 0x1F + 1e-8 + 2j + .5 + None + True + ...\n",
+    # calls: a positional after a keyword, star arguments
+    "f(a, *b, c=1, *d, **e)\nf(x=1, *y)\n",
+    # parameters of every kind
+    "def f(a, b=1, /, c=2, *args, d, e=3, **kw) -> int:\n    return a\n",
+    "def f(a, *, b):\n    pass\n", "g = lambda a, b=1, *c, d, **e: a\n", "def f(a, /):\n    pass\n",
+    # statements
+    "@dec\n@dec2(x)\nclass C(Base, metaclass=M, *bases):\n    x: int = 1\n    y: int\n\n"
+    "    async def m(self):\n        async with a as (b, c), d:\n            async for i in x:\n"
+    "                await i\n        return [j async for j in y]\n",
+    "if a:\n    pass\nelif b:\n    pass\nelse:\n    if c:\n        pass\n",
+    "for i, (j, k) in x:\n    continue\nelse:\n    break\nwhile a:\n    pass\nelse:\n    pass\n",
+    "try:\n    pass\nexcept (A, B) as e:\n    raise C from e\nexcept D:\n    raise\nelse:\n    pass\n"
+    "finally:\n    del a, b[0], c.d\n",
+    "try:\n    pass\nexcept* E as g:\n    pass\n",
+    "import a.b.c as d, e\nfrom .. import f\nfrom .g import (h as i, j)\nfrom k import *\n",
+    "def f():\n    global a, b\n    nonlocal_ = 1\n    def g():\n        nonlocal nonlocal_\n    yield from x\n",
+    "x = y = z\nx += 1\nx @= m\nassert x, 'message'\na, *b = c\n[a, b] = c\n",
+    "match x:\n    case 1 | 2:\n        pass\n    case [a, *rest] if a > 0:\n        pass\n    case (a, b) | [a, b]:\n"
+    "        pass\n    case a, b:\n        pass\n    case {'k': v, **kw}:\n        pass\n"
+    "    case Point(1, y=2) as p:\n        pass\n    case None | True:\n        pass\n"
+    "    case -1 | 1.5 | a.b | -1+2j:\n        pass\n    case (1 | 2) as q:\n        pass\n"
+    "    case [*_] | []:\n        pass\n    case _:\n        pass\n",
+    "y = {a: b, **c}\ny = {a, *b}\ny = {k: v for k, v in x if k if v}\ny = (i for i in x)\n"
+    "y = [i for i in x for j in i]\n",
+]
+
+
+def _same(text: str) -> None:
+    tree = ast.parse(text)
+    module, _ = from_ast.convert(tree, text)
+    assert ast.dump(ast.parse(module.code)) == ast.dump(tree), module.code
+
+
+@pytest.mark.parametrize("text", SNIPPETS)
+def test_conversion_reads_back_as_the_same_tree(text):
+    _same(text)
+
+
+def test_conversion_of_framework_sources():
+    files = sorted((SITE / "torch" / "nn").rglob("*.py"))[:80] + sorted((SITE / "keras" / "src" / "layers").rglob("*.py"))[:80]
+    if len(files) < 100:
+        missing_framework("the frameworks' sources are not installed")
+    unsupported = 0
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        try:
+            _same(text)
+        except from_ast.Unsupported:  # the engine parses such a file with libcst instead
+            unsupported += 1
+    assert unsupported < len(files) // 20
+
+
+def test_spans_are_cpython_positions():
+    text = "import torch\n\n\ndef f(x):\n    y = torch.log(\n        x)\n    return (y\n            + 1)\n"
+    tree = ast.parse(text)
+    module, spans = from_ast.convert(tree, text)
+    positions = from_ast.Spans(spans, lambda n: None)
+    call = module.body[1].body.body[0].body[0].value
+    assert isinstance(call, cst.Call) and positions[call].start.line == 5 and positions[call].end.line == 6
+    assert positions[call].start.column == 8
+    returned = module.body[1].body.body[1].body[0].value
+    assert positions[returned].start.line == 7 and positions[returned].end.line == 8
+
+
+def test_unsupported_syntax_and_validation_restored():
+    text = 's = f"""{x.replace("\'", "")}"""\n'  # the quotes an f-string of Python < 3.12 cannot hold again
+    with pytest.raises(from_ast.Unsupported):
+        from_ast.convert(ast.parse(text), text)
+    with pytest.raises(cst.CSTValidationError):  # libcst validates again once a conversion is done
+        cst.Name("not a name")
+
+
+@pytest.fixture
+def parses(monkeypatch):
+    """The sources the engine hands to libcst's parser."""
+    seen: list = []
+    real = engine_mod.parse
+
+    def counting(source, checked=None):
+        seen.append(source)
+        return real(source, checked)
+
+    monkeypatch.setattr(engine_mod, "parse", counting)
+    return seen
+
+
+def test_libcst_parses_only_files_with_a_finding(parses):
+    linter = Linter([r for r in all_rules() if r.default], {})
+    clean = b"import torch\n\ndef f(z):\n    return torch.log(torch.sigmoid(z) + 1)\n"
+    flagged = b"import torch\n\ndef f(z):\n    return torch.log(torch.softmax(z, dim=1))\n"
+    result = linter.lint_source(clean, "clean.py")
+    assert not result.findings and not result.skipped and parses == []  # the site filter let it through
+    result = linter.lint_source(flagged, "flagged.py")
+    assert [f.code for f in result.findings] == ["NAN101"] and parses == [flagged]
+    assert result.findings[0].start == (4, 12) and result.findings[0].edits  # libcst's tree: the fix is there
+    # a finding only the may tier shows is still counted, from libcst's tree
+    weak = b"import tensorflow as tf\n\ndef inv(x):\n    return tf.where(x != 0, 1 / x, tf.zeros_like(x))\n"
+    assert linter.lint_source(weak, "weak.py").hidden == 1 and parses[-1] == weak
+    fixed = linter.fix_source(clean, "clean.py", unsafe=True)
+    assert fixed.fixed == 0 and fixed.fixed_source is None and parses == [flagged, weak]
+
+
+def test_syntax_it_does_not_build_is_parsed_with_libcst(parses):
+    linter = Linter([r for r in all_rules() if r.default], {})
+    source = (b"import torch\n\ndef f(z, k):\n    print(f\"\"\"{k.replace(\"'\", '')}\"\"\")\n"
+              b"    return torch.log(torch.softmax(z, dim=1))\n")
+    assert [f.code for f in linter.lint_source(source, "m.py").findings] == ["NAN101"] and parses == [source]
+
+
+def test_unused_noqa_is_judged_on_libcst(parses):
+    rules = [r for r in all_rules() if r.default or r.code == "NAN002"]
+    source = b"import torch\n\ndef f(z):\n    return torch.log(torch.sigmoid(z) + 1)  # noqa: NAN101\n"
+    codes = [f.code for f in Linter(rules, {}).lint_source(source, "n.py").findings]
+    assert codes == ["NAN002"] and parses == [source]
