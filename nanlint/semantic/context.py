@@ -283,8 +283,7 @@ class FileContext:
         """The node directly containing ``node`` (computed once per file, on first use)."""
         parents = getattr(self, "_parents", None)
         if parents is None:
-
-            parents = self._parents = parent_map(self.module)
+            parents = self._parents = parent_map(self.module, formatting=self._spans is None)
         return parents.get(id(node))
 
     @property

@@ -5,6 +5,8 @@ where each came from."""
 from __future__ import annotations
 
 import ast
+import dataclasses
+import functools
 
 import libcst as cst
 
@@ -52,8 +54,10 @@ class Expressions:
         self._lines: list[bytes] | None = None
         self._text = text
         self._fdepth = 0  # f-strings being built, one inside another's expression
-        self._plain = {kind: getattr(cst, name) for kind, name in {**_BINOPS, **_UNARY, **_COMPARE}.items()}
-        self._augmented = {kind: getattr(cst, name + "Assign") for kind, name in _BINOPS.items()}
+        # operators carry only formatting: one instance of each serves the whole module
+        self._plain = {kind: getattr(cst, name)() for kind, name in {**_BINOPS, **_UNARY, **_COMPARE}.items()}
+        self._augmented = {kind: getattr(cst, name + "Assign")() for kind, name in _BINOPS.items()}
+        self.formatting = _formatting  # the default formatting of a node class, shared by its nodes
         self._expr = {
             ast.Name: self.name, ast.Attribute: self.attribute, ast.Call: self.call,
             ast.Constant: self.constant, ast.BinOp: self.binop, ast.UnaryOp: self.unaryop,
@@ -119,13 +123,13 @@ class Expressions:
 
     def arg(self, node):
         if isinstance(node, ast.Starred):
-            return self.at(cst.Arg(self.p(node.value, BOR), star="*"), node)
-        return self.at(cst.Arg(self.p(node, NAMED)), node)
+            return self.at(cst.Arg(self.p(node.value, BOR), star="*", **_formatting(cst.Arg)), node)
+        return self.at(cst.Arg(self.p(node, NAMED), **_formatting(cst.Arg)), node)
 
     def keyword(self, node):
         if node.arg is None:
-            return self.at(cst.Arg(self.p(node.value, BOR), star="**"), node)
-        return self.at(cst.Arg(self.p(node.value, TEST), keyword=self.at(cst.Name(node.arg), node)), node)
+            return self.at(cst.Arg(self.p(node.value, BOR), star="**", **_formatting(cst.Arg)), node)
+        return self.at(cst.Arg(self.p(node.value, TEST), keyword=self.at(cst.Name(node.arg), node), **_formatting(cst.Arg)), node)
 
     def call(self, node):
         func = self.p(node.func, ATOM)
@@ -134,7 +138,7 @@ class Expressions:
             args = [self.keyword(a) if isinstance(a, ast.keyword) else self.arg(a) for a in parts]
         else:
             args = [self.arg(a) for a in node.args] + [self.keyword(k) for k in node.keywords]
-        return cst.Call(func, args)
+        return cst.Call(func, args, **_formatting(cst.Call))
 
     def constant(self, node):
         value = node.value
@@ -164,10 +168,10 @@ class Expressions:
         else:
             level = _BINARY_PRECEDENCE[op]
             left, right = self.p(node.left, level), self.p(node.right, level + 1)
-        return cst.BinaryOperation(left, self._plain[op](), right)
+        return cst.BinaryOperation(left, self._plain[op], right)
 
     def unaryop(self, node):
-        return cst.UnaryOperation(self._plain[type(node.op)](), self.p(node.operand, _precedence(node)))
+        return cst.UnaryOperation(self._plain[type(node.op)], self.p(node.operand, _precedence(node)))
 
     def boolop(self, node):
         operator = cst.And if isinstance(node.op, ast.And) else cst.Or
@@ -179,7 +183,7 @@ class Expressions:
         return made
 
     def compare(self, node):
-        targets = [cst.ComparisonTarget(self._plain[type(op)](), self.p(c, CMP + 1))
+        targets = [cst.ComparisonTarget(self._plain[type(op)], self.p(c, CMP + 1))
                    for op, c in zip(node.ops, node.comparators)]
         return cst.Comparison(self.p(node.left, CMP + 1), targets)
 
@@ -202,7 +206,7 @@ class Expressions:
             elements.append(self.at(cst.SubscriptElement(made), part))
         if split and len(parts) == 1:  # ``x[a,]``: a tuple of one
             elements[0] = self.at(elements[0].with_changes(comma=cst.Comma()), parts[0])
-        return cst.Subscript(value, elements)
+        return cst.Subscript(value, elements, **_formatting(cst.Subscript))
 
     def element(self, node):
         if isinstance(node, ast.Starred):
@@ -236,7 +240,8 @@ class Expressions:
 
         def param(a, default=None, star=""):
             annotation = self.at(cst.Annotation(self.p(a.annotation, TEST)), a.annotation) if a.annotation else None
-            return self.at(cst.Param(self.at(cst.Name(a.arg), a), annotation, default=self.opt(default), star=star), a)
+            return self.at(cst.Param(self.at(cst.Name(a.arg), a), annotation, default=self.opt(default), star=star,
+                                         **_formatting(cst.Param)), a)
 
         made = [param(a, d) for a, d in zip(positional, defaults)]
         posonly = made[:len(args.posonlyargs)]
@@ -312,6 +317,14 @@ class Expressions:
             else:
                 raise Unsupported(type(v).__name__)
         return parts
+
+
+@functools.lru_cache(maxsize=None)
+def _formatting(kind: type) -> dict:
+    """The fields of a node class that libcst fills with a new whitespace node per node
+    (a default factory), made once: nodes of one module share them, as nothing reads them."""
+    return {f.name: f.default_factory() for f in dataclasses.fields(kind)  # type: ignore[misc]
+            if f.default_factory is not dataclasses.MISSING}
 
 
 def _after(a, b) -> bool:

@@ -96,7 +96,7 @@ class Converter(Expressions):
             raise Unsupported(type(node).__name__) from None
         self.at(made, node)
         if isinstance(made, cst.BaseSmallStatement):
-            made = self.at(cst.SimpleStatementLine([made]), node)
+            made = self.at(cst.SimpleStatementLine([made], **self.formatting(cst.SimpleStatementLine)), node)
         return made
 
     def block(self, body):
@@ -109,10 +109,11 @@ class Converter(Expressions):
         return cst.Expr(self.p(node.value, YIELD))
 
     def assign(self, node):
-        return cst.Assign([self.at(cst.AssignTarget(self.p(t, TEST)), t) for t in node.targets], self.p(node.value, YIELD))
+        return cst.Assign([self.at(cst.AssignTarget(self.p(t, TEST), **self.formatting(cst.AssignTarget)), t)
+                           for t in node.targets], self.p(node.value, YIELD))
 
     def augassign(self, node):
-        return cst.AugAssign(self.e(node.target), self._augmented[type(node.op)](), self.p(node.value, YIELD))
+        return cst.AugAssign(self.e(node.target), self._augmented[type(node.op)], self.p(node.value, YIELD))
 
     def annassign(self, node):
         return cst.AnnAssign(self.e(node.target), self.at(cst.Annotation(self.p(node.annotation, TEST)), node.annotation),

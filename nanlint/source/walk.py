@@ -152,14 +152,18 @@ def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     return out
 
 
-def parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
+def parents(root: cst.CSTNode, formatting: bool = True) -> dict[int, cst.CSTNode]:
     """``id(child) -> parent`` for every node under ``root`` (the children of
-    :func:`child_nodes`, enumerated inline: this walks every node of a file)."""
+    :func:`child_nodes`, enumerated inline: this walks every node of a file).
+    ``formatting=False``: not below the fields that hold only formatting
+    (:func:`child_fields`), for a module whose formatting nobody reads (one made from
+    CPython's tree, :mod:`nanlint.source.from_ast`, whose nodes share it)."""
     out: dict[int, cst.CSTNode] = {}
     stack = [root]
     while stack:
         node = stack.pop()
-        fields = _ALL_FIELDS.get(type(node)) or _all_fields(type(node))
+        kind = type(node)
+        fields = (_ALL_FIELDS.get(kind) or _all_fields(kind)) if formatting else (_FIELDS.get(kind) or child_fields(kind))
         for name in fields:
             value = getattr(node, name)
             kind = type(value)
