@@ -22,6 +22,7 @@ from conftest import ALLOW_MISSING, missing_allowed, missing_framework
 from nanlint.lint import cache as cache_mod
 from nanlint.lint import catalogue, runner
 from nanlint.source import codegen, walk
+from nanlint.lint import engine as engine_mod
 from nanlint.lint.engine import Linter
 from nanlint.semantic.resolve import Index
 from nanlint.rules.base import all_rules
@@ -170,22 +171,32 @@ def test_prefilter_never_hides_a_finding(corpus, selection):
         assert edges <= flagged, edges - flagged  # each edge case is a real finding the filter must keep
 
 
-def test_site_filter_decisions():
-    """Files no rule can start in are not parsed with libcst; the rest are."""
+def test_site_filter_decisions(monkeypatch):
+    """Files no rule can start in are not parsed with libcst, nor are those where the rules,
+    run on CPython's tree (``Linter.finds_nothing``), find nothing; the rest are."""
     linter = Linter([r for r in all_rules() if r.default], {})
+    parsed: list = []
+    real = engine_mod.parse
+    monkeypatch.setattr(engine_mod, "parse", lambda source, checked=None: parsed.append(source) or real(source, checked))
 
     def skipped(source: str) -> bool:
         return linter.lint_source(source.encode(), "a.py").skipped
 
+    def not_parsed(source: str) -> bool:
+        del parsed[:]
+        linter.lint_source(source.encode(), "a.py")
+        return not parsed
+
     assert skipped(EXTRA["builtin_sum.py"]) and skipped(EXTRA["doc_only.py"])
     assert skipped("import torch\nmodel = torch.nn.Linear(2, 2)\nloss = model(x).sum()\n")
     assert not skipped(EXTRA["torch_hit.py"]) and not skipped(EXTRA["methods_only.py"])
-    # a clip nobody applies to gradients, with no epsilon float32 loses; a module's log
-    assert skipped("import torch\n\ndef f(x, n):\n    return x.clamp(min=0) + x.clamp(0, n - 1)\n")
-    assert skipped("import torch\n\nwith torch.no_grad():\n    y = x.clamp(0, 1)\n")  # no_grad: no gradient
     assert skipped("import math\nimport torch\n\ndef f(z):\n    return math.log(2) * torch.softmax(z, -1)\n")
+    # a clip nobody applies to gradients (NAN503's gate is gone: its check decides, on CPython's tree)
+    assert not_parsed("import torch\n\ndef f(x, n):\n    return x.clamp(min=0) + x.clamp(0, n - 1)\n")
+    assert not_parsed("import torch\n\nwith torch.no_grad():\n    y = x.clamp(0, 1)\n")  # no_grad: no gradient
     assert not skipped("import torch\n\ndef f(z, h):\n    return h.math.log(z.softmax(-1))\n")  # an attribute
     assert not skipped(EXTRA["grad_clamp.py"]) and not skipped(EXTRA["eps_named.py"])
+    assert not not_parsed(EXTRA["grad_clamp.py"]) and not not_parsed(EXTRA["eps_named.py"])
     broken = linter.lint_source(b"import torch\nprint 'x', torch.log(p)\n", "a.py")
     assert not broken.skipped and [f.code for f in broken.findings] == ["NAN001"]
     # a rule that may report anywhere (NAN002 unused-noqa declares no triggers) turns the filter off

@@ -25,9 +25,6 @@ class LogSinks(Rule):
     needs = ("log", "gamma", "psi", "atanh")
     triggers = (frozenset({o.LOG, o.LOG2, o.LOG10, o.LGAMMA, o.DIGAMMA, o.ATANH}),)
 
-    def site(self, tree, text: str, path=None, extra=()) -> bool:
-        return zeros.site(tree, text, frozenset(self.triggers[0]), affine=True, path=path, extra=extra)
-
     def check(self, ctx: RuleContext) -> None:
         for node, message, fix, zero in self.findings(ctx):
             if zero.strong:

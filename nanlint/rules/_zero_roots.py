@@ -15,7 +15,6 @@ from nanlint.analysis.gradients import not_differentiated
 from nanlint.semantic.reach import origin_note
 from nanlint.semantic.resolve import Scope
 from nanlint.rules.base import Rule
-from nanlint.analysis.gates.syntax_sites import literal
 from nanlint.rules._gradient_traps import add_eps, is_difference, square_base, sum_of_squares
 from nanlint.rules._zero_fixes import far
 from nanlint.rules._roots import clamped_distance
@@ -33,10 +32,6 @@ class RootSinks(Rule):
     # NAN206's).  ``x ** 0.25`` has no site key of its own: in a file without another root it
     # is left to NAN110
     triggers = (frozenset({o.SQRT, o.POW, POW_HALF}), zeros.STRONG_OPS)
-
-    def site(self, tree, text: str, path=None, extra=()) -> bool:
-        return zeros.site(tree, text, frozenset({o.SQRT, o.POW}),
-                          power=lambda p: 0 < (literal(p) or 0) < 1, path=path, extra=extra)
 
     def check(self, ctx: RuleContext) -> None:
         for node, message, fix, zero in self.findings(ctx):

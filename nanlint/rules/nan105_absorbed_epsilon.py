@@ -6,14 +6,12 @@ from __future__ import annotations
 import libcst as cst
 
 from nanlint.fix import fixes
-from nanlint.analysis.gates import syntax_sites
 from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
 from nanlint.analysis.guards import absorbed_epsilon, constant, float32, positive_bound
 from nanlint.analysis.facts import uniform_below_one
 from nanlint.rules.base import Rule
 from nanlint.vocabulary import limits
-from nanlint.analysis.gates.sites import last_names
 
 
 class AbsorbedEpsilon(Rule):
@@ -23,10 +21,6 @@ class AbsorbedEpsilon(Rule):
     fix = fixes.DISPLAY_ONLY
     needs = ("log", "clip", "clamp")
     triggers = (frozenset({o.LOG, o.CLIP}),)
-
-    def site(self, tree, text: str, path=None, extra=()) -> bool:
-        return syntax_sites.absorbed_epsilon(tree, text, last_names(frozenset({o.LOG})),
-                                            last_names(frozenset({o.CLIP})))
 
     def check(self, ctx: RuleContext) -> None:
         if not ctx.uses_framework():

@@ -6,7 +6,6 @@ from __future__ import annotations
 import libcst as cst
 
 from nanlint.analysis.evidence import excludes_zero, label_data
-from nanlint.analysis.gates.product_sites import xlogx_site
 from nanlint.analysis.facts import tested_as_number
 from nanlint.analysis.guards import constant, guarded
 from nanlint.fix import fixes
@@ -37,9 +36,6 @@ class XLogX(Rule):
     supersedes = ("NAN109", "NAN110")
     needs = ("log",)
     triggers = (frozenset({o.LOG}),)
-
-    def site(self, tree, text: str, path=None, extra=()) -> bool:
-        return xlogx_site(tree)
 
     def check(self, ctx: RuleContext) -> None:
         for log in ctx.calls(o.LOG):

@@ -14,7 +14,6 @@ from nanlint.rules.base import Rule
 from nanlint.rules import _limits
 from nanlint.vocabulary import limits
 from nanlint.analysis.gates.sites import POW_HALF
-from nanlint.analysis.gates.root_sites import exp_root_site
 from nanlint.semantic.literals import number
 
 
@@ -33,10 +32,6 @@ class SqrtOfExp(Rule):
     fix = fixes.SAFE
     needs = ("exp",)
     triggers = (frozenset({o.EXP}), frozenset({o.SQRT, POW_HALF}))
-
-    def site(self, tree, text: str, path=None, extra=()) -> bool:
-        """A root whose argument may be an exp (:func:`nanlint.analysis.gates.root_sites.exp_root_site`)."""
-        return exp_root_site(tree, text)
 
     def check(self, ctx: RuleContext) -> None:
         sites: list[tuple[cst.BaseExpression, cst.BaseExpression, object]] = []

@@ -10,7 +10,6 @@ from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
 from nanlint.rules._shapes import Division, code, divisions
 from nanlint.analysis.gates.sites import SLASH
-from nanlint.analysis.gates.mean_sites import masked_mean_site
 from nanlint.rules._masked import _text, mean_mask
 from nanlint.rules._zero_divisions import in_where
 from nanlint.analysis import zeros
@@ -30,10 +29,6 @@ class MaskedMean(Rule):
     fix = fixes.UNSAFE
     needs = ("sum",)
     triggers = (frozenset({o.SUM}), frozenset({o.DIVIDE, SLASH}))
-
-    def site(self, tree, text: str, path=None, extra=()) -> bool:
-        """A division of a sum by a sum (:func:`nanlint.analysis.gates.mean_sites.masked_mean_site`)."""
-        return masked_mean_site(tree)
 
     def check(self, ctx: RuleContext) -> None:
         for div in divisions(ctx):

@@ -10,8 +10,6 @@ from nanlint.vocabulary import frameworks
 from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
-from nanlint.analysis.gates.sites import last_names
-from nanlint.analysis.gates.syntax_sites import fill_site
 from nanlint.rules._masked_rows import MAY, SILENT, STRONG, Fill, fills, finite_fill, neg_inf, row_mask
 
 _SOFTMAXES = (o.SOFTMAX, o.LOG_SOFTMAX, o.CROSS_ENTROPY, o.SOFTMAX_CROSS_ENTROPY)
@@ -29,10 +27,6 @@ class MaskedRowSoftmax(Rule):
     # (``float('-inf')``, ``-np.inf``, ``np.NINF``; not "inf" in "information", "inference")
     needs = ("inf'", 'inf"', ".inf", ".Inf", "NINF", ".log()", "log(mask", "log(attn", "log(attention")
     triggers = (frozenset(_SOFTMAXES),)
-
-    def site(self, tree, text: str, path=None, extra=()) -> bool:
-        """An infinity spelled in the file, or a log (:func:`nanlint.analysis.gates.syntax_sites.fill_site`)."""
-        return fill_site(tree, last_names(frozenset({o.LOG})))
 
     def check(self, ctx: RuleContext) -> None:
         guarded = ctx.memo("nan402.nan_guarded", lambda: {id(c.scope) for c in ctx.calls(o.NAN_TO_NUM, o.IS_NAN)})

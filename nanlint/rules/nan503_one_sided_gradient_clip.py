@@ -8,20 +8,15 @@ import re
 import libcst as cst
 
 from nanlint.fix import fixes
-from nanlint.analysis.gates import syntax_sites
 from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
 from nanlint.semantic.resolve import ASSIGN, Scope
 from nanlint.rules.base import Rule
-from nanlint.analysis.gates.sites import last_names
 from nanlint.semantic.literals import number
 
 # names that say "gradient" on their own (``g`` alone needs provenance)
 # (not the flags and context managers: requires_grad, no_grad, enable_grad, zero_grad)
 _GRAD_NAME = re.compile(r"^(?!(requires|no|enable|zero)_grad$)(\w+_)?(grads?|gradients?)$", re.IGNORECASE)
-# what the text of a file with a gradient has: such a name, ``.grad``, ``tape.gradient``,
-# ``tf.gradients``, ``jax.grad``, ``value_and_grad``, ``compute_gradients``
-_GRAD_WORD = re.compile(r"\b(?!(requires|no|enable|zero)_grad\b)(\w+_)?(grads?|gradients?)\b", re.IGNORECASE)
 _GRAD_QUALNAMES = frozenset({"tensorflow.gradients", "tensorflow.compat.v1.gradients", "torch.autograd.grad"})
 _GRAD_TRANSFORMS = frozenset({"jax.grad", "jax.value_and_grad"})
 _GRAD_METHODS = frozenset({"gradient", "compute_gradients"})  # tape.gradient, opt.compute_gradients
@@ -35,11 +30,6 @@ class OneSidedGradientClip(Rule):
     fix = fixes.DISPLAY_ONLY
     needs = ("clip", "clamp")
     triggers = (frozenset({o.CLIP}),)
-
-    def site(self, tree, text: str, path=None, extra=()) -> bool:
-        # a gradient is named so, or comes from a call or attribute spelled with "grad"
-        return _GRAD_WORD.search(text) is not None and \
-            syntax_sites.zero_clip(tree, text, last_names(frozenset({o.CLIP})))
 
     def check(self, ctx: RuleContext) -> None:
         self._lambdas: dict[int, cst.Call] | None = None

@@ -98,7 +98,6 @@ class Bindings:
         self.calls: list[tuple[str, ast.Call]] = []
         self.params: dict[str, list] = {}  # function (or class: its __init__) name -> signatures
         self.project: set[str] = set()  # names imported from the project's modules: anything
-        self.returns: dict[str, list[ast.expr]] = {}  # function name -> the values it returns
         for node in nodes(tree, *_BINDS):
             kind = type(node)
             if kind is ast.Call:
@@ -132,7 +131,6 @@ class Bindings:
                     self.flows.append((defaults, sig[1] | {n for n in sig[2:] if n}))
                 if kind is not ast.Lambda:
                     self.params.setdefault(node.name, []).append(sig)
-                    self.returns.setdefault(node.name, []).extend(returned(node))
 
     @staticmethod
     def of(tree: ast.Module) -> "Bindings":
@@ -141,34 +139,21 @@ class Bindings:
             _LAST[:] = [tree, Bindings(tree)]
         return _LAST[1]
 
-    def closure(self, test, returns: bool = False) -> set[str] | None:
+    def closure(self, test) -> set[str] | None:
         """The names a value passing ``test(value, known)`` may reach (with the project's
-        names), to a fixpoint; None when it is not reached in ``_ROUNDS`` rounds.  With
-        ``returns`` (a check that follows a call of the file's functions to what they
-        return: ``values``, not ``resolve``), a function returning such a value is one of
-        the names (so is ``forward``: :meth:`model_gives` asks)."""
+        names), to a fixpoint; None when it is not reached in ``_ROUNDS`` rounds."""
         known = set(self.project)
         for _ in range(_ROUNDS):
             before = len(known)
             for values, names in self.flows:
                 if not names <= known and any(test(v, known) for v in values):
                     known |= names
-            if returns:
-                for name, values in self.returns.items():
-                    if name not in known and any(test(v, known) for v in values):
-                        known.add(name)
             for name, call in self.calls:
                 for sig in self.params.get(name, ()):
                     known |= bound_by(call, sig, lambda v: test(v, known))
             if len(known) == before:
                 return known
         return None
-
-    @staticmethod
-    def model_gives(known: set[str]) -> bool:
-        """Whether a model's entry (``forward``, ``call``, ``__call__``) returns such a value:
-        then any call may be a model's call giving it."""
-        return not known.isdisjoint(MODEL_ENTRIES)
 
 
 def chain_root(node: ast.expr) -> str | None:

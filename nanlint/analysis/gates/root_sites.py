@@ -30,7 +30,7 @@ from functools import lru_cache
 from nanlint.analysis.gates.sites import last_names
 from nanlint.analysis.gates.syntax_sites import Constants, callee, literal, renames
 from nanlint.analysis.gates.bindings import Bindings, chain_root, named
-from nanlint.source.ast_tree import nodes, skeletal
+from nanlint.source.ast_tree import nodes
 from nanlint.vocabulary import frameworks as fw_registry
 from nanlint.vocabulary import ops as o
 
@@ -200,43 +200,6 @@ def norm_division_site(tree: ast.Module, text: str) -> bool:
         return True
     known = bindings.closure(norm)
     return known is None or any(norm(d, known) for d in dens)
-
-
-def exp_root_site(tree: ast.Module, text: str) -> bool:
-    """NAN302's gate: a square root (``sqrt(v)``, ``v.sqrt()``, ``pow(v, 0.5)``, ``v ** 0.5``)
-    whose argument may be an exp, as ``op_of`` follows it (every value reaching it, through
-    names, the returns of the file's functions, call-site arguments, layout ops, a model's
-    call, a project module's value): an exp call, a call or index of one, or a name any
-    value of the file may bind to one; a name bound to a root's or exp's spelling: yes; a
-    layer standing for its activation (``activation="exponential"``): yes."""
-    if skeletal(tree) or "exponential" in text:
-        return True
-    exps, sqrts, pows = (last_names(frozenset({op})) for op in (o.EXP, o.SQRT, o.POW))
-    spelled = exps | sqrts | pows
-    roots: list[ast.expr] = []
-    for n in nodes(tree, ast.Call, ast.BinOp, ast.alias, ast.Assign):
-        if type(n) is ast.Call or type(n) is ast.BinOp:
-            roots.extend(_root_arguments(n, sqrts, pows))
-        elif renames(n, spelled):
-            return True
-    if not roots:
-        return False
-    bindings = Bindings.of(tree)
-
-    def exp(e: ast.expr, known: set[str], depth: int = 0) -> bool:
-        kind = type(e)
-        if kind is ast.Call:  # an exp, a function returning one, or a layout op of one (over-approximated: any call of one)
-            name = callee(e.func)
-            return name in exps or name in known or chain_root(e.func) in known or depth < 8 and any(
-                exp(a, known, depth + 1) for a in [*e.args, *(k.value for k in e.keywords),
-                                                    *([e.func.value] if type(e.func) is ast.Attribute else [])])
-        return named(e, known, exp)
-
-    known = bindings.closure(exp, returns=True)
-    if known is None:
-        return True
-    model = Bindings.model_gives(known)
-    return any(exp(a, known) or model and type(a) is ast.Call for a in roots)
 
 
 def _operands(call: ast.Call) -> list[ast.expr]:

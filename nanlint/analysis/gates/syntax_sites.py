@@ -1,19 +1,16 @@
-"""Where a rule can start, read from CPython's tree: over-approximations of a rule's
-``check`` on the syntax alone, for the site filter (:mod:`nanlint.analysis.gates.sites`).
+"""Shapes read from CPython's tree for the gates that remain (:mod:`nanlint.analysis.gates.sites`):
+NAN207's ``cancellation_site``, the named constants of a file (:class:`Constants`), a
+call's name (:func:`callee`), a literal's value, and the lines a word or a call of some
+names is on (the zero rules' site check reads them).
 
-Some rules start from ops nearly every file of model code has (a clip, a log) and
-report only on one shape of their arguments: NAN105 an epsilon added to a constant
-before a value is subtracted (``1e-10 + 1 - p``) or an upper bound ``1 - 1e-10``
-that float32 rounds to 1; NAN503 a clip whose lower bound is the literal 0.  A
-file whose tree has no such shape anywhere cannot have their finding, so it need
-not be parsed with libcst for them (``Rule.site``).
-
-Every answer here must be True wherever the rule could report: a name counts as a
-constant when it is assigned a constant-looking value anywhere in the file, an
-attribute when it could be a named constant (``math.pi``), whatever the scope; a
-call counts as a clip when its name is a clip's spelling, and every call does when
-a clip's name is bound to another name (``from torch import clamp as c``).
-``tests/test_speed.py`` compares runs with and without the site filter.
+Every answer a gate builds from these must be True wherever its rule could report: a name
+counts as a constant when it is assigned a constant-looking value anywhere in the file,
+whatever the scope; a call counts as one of the named ops when its name is such a spelling,
+and every call does when one of those names is bound to another name (``from torch import
+clamp as c``). ``tests/test_speed.py`` compares runs with and without the site filter.
+NAN105's, NAN401's, NAN402's, NAN503's and NAN112's gates are gone: the rules themselves,
+run on the module CPython's tree gives (``nanlint.source.from_ast``), decide those files
+at the cost the gates had (``bench/RESULTS.md``, addendum of 2026-12-06).
 """
 
 from __future__ import annotations
@@ -21,8 +18,8 @@ from __future__ import annotations
 import ast
 import bisect
 
-from nanlint.analysis.guards import NAMED_CONSTANTS, F32_ABSORBED_ADD, float32
-from nanlint.source.ast_tree import nodes, skeletal, statements
+from nanlint.analysis.guards import NAMED_CONSTANTS
+from nanlint.source.ast_tree import nodes, statements
 from nanlint.vocabulary import ops as o
 
 _NAMED = frozenset(q.rsplit(".", 1)[-1] for q in NAMED_CONSTANTS)  # pi, e, tau: what guards.constant knows
@@ -116,51 +113,6 @@ def _terms(node: ast.expr) -> list[tuple[int, ast.expr]]:
     return out
 
 
-def absorbed_epsilon(tree: ast.Module, text: str, log_names: frozenset[str], clip_names: frozenset[str]) -> bool:
-    """Whether some log (a call or method spelled with ``log_names``) takes an additive
-    chain that starts with constants, one of which float32 loses in their sum, before a
-    subtracted term (``log(1e-10 + 1 - p)``), or some clip (``clip_names``) takes constant
-    arithmetic float32 rounds to exactly 1 (``clip(p, eps, 1 - 1e-10)``): where NAN105
-    can report."""
-    consts: Constants | None = None
-    for call, name in calls(tree, text, log_names | clip_names):
-        if name is None:
-            return True  # a log or clip bound to another name: any call may be one
-        if name in log_names:
-            operands = [*call.args, *(k.value for k in call.keywords)]
-            if type(call.func) is ast.Attribute:
-                operands.append(call.func.value)  # (1e-10 + 1 - p).log()
-            for arg in operands:
-                if type(arg) is ast.BinOp and type(arg.op) in (ast.Add, ast.Sub):
-                    consts = consts or Constants(tree, text)
-                    if _absorbs(consts, arg):
-                        return True
-        if name in clip_names:
-            for arg in [*call.args, *(k.value for k in call.keywords)]:
-                if type(arg) is ast.BinOp:
-                    consts = consts or Constants(tree, text)
-                    v = consts.value(arg)
-                    if v is UNKNOWN or (v is not None and v != 1.0 and float32(v) == 1.0):
-                        return True
-    return False
-
-
-def _absorbs(consts: Constants, node: ast.BinOp) -> bool:
-    chain = _terms(node)
-    run = []
-    for sign, term in chain:
-        v = consts.value(term)
-        if v is None:
-            break
-        run.append(v if v is UNKNOWN else sign * v)
-    if len(run) < 2 or not any(sign < 0 for sign, _ in chain[len(run):]):
-        return False
-    if any(v is UNKNOWN for v in run):
-        return True
-    big = abs(sum(run))
-    return any(0 < v <= big * F32_ABSORBED_ADD for v in run)
-
-
 def cancellation_site(tree: ast.Module, squares: frozenset[str], powers: frozenset[str], subtracts: frozenset[str]) -> bool:
     """Whether the file has a subtraction (``a - b``, a call spelled with ``subtracts``) and two
     squares (``b ** 2``, ``b * b``, a call spelled with ``squares``, or with ``powers`` and a
@@ -197,33 +149,6 @@ _INF_WORDS = frozenset(q.rsplit(".", 1)[-1] for q in o.POS_INF | o.NEG_INF)  # i
 _INF_TEXTS = frozenset({"inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"})
 
 
-def fill_site(tree: ast.Module, logs: frozenset[str]) -> bool:
-    """NAN402's gate: the file spells an infinity as its fills read one (``float('-inf')``: a
-    string that is one; ``np.inf``, ``math.inf``, ``NINF``: an attribute, an imported or
-    bare name), or calls a log (``s + log(m)``: -inf where the mask is 0; ``logs``, its
-    spellings).  The fills take only this module's values, so the spelling is in the file.
-    (Its ``needs`` matched ``.inf`` in every ``logger.info``.)"""
-    if skeletal(tree):
-        return True
-    for n in nodes(tree, ast.Constant, ast.Attribute, ast.Name, ast.alias, ast.Assign, ast.Call):
-        kind = type(n)
-        if kind is ast.Constant:
-            if type(n.value) is str and n.value.strip().lower() in _INF_TEXTS:
-                return True
-        elif kind is ast.Attribute:
-            if n.attr in _INF_WORDS:
-                return True
-        elif kind is ast.Name:
-            if n.id in _INF_WORDS:
-                return True
-        elif kind is ast.alias or kind is ast.Assign:  # ``from math import inf``, ``lg = torch.log``
-            if kind is ast.alias and n.name.rsplit(".", 1)[-1] in _INF_WORDS or renames(n, logs):
-                return True
-        elif callee(n.func) in logs:
-            return True
-    return False
-
-
 def callee(func: ast.expr) -> str | None:
     """The name a call is spelled with: ``f`` of ``f(x)`` and of ``m.f(x)``."""
     return func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
@@ -249,20 +174,6 @@ def literal(node: ast.expr) -> float | None:
     if type(node) is ast.Constant and type(node.value) in (int, float):
         return sign * node.value
     return None
-
-
-def _is_zero(node: ast.expr) -> bool:
-    return literal(node) == 0
-
-
-def zero_clip(tree: ast.Module, text: str, clip_names: frozenset[str]) -> bool:
-    """Whether some call spelled with one of ``clip_names`` has a literal 0 argument
-    (``clamp(min=0)``, ``clip_by_value(g, 0., c)``), or a clip's name is bound to another
-    name (then any call may be a clip): where NAN503 can report."""
-    for call, name in calls(tree, text, clip_names):
-        if name is None or any(_is_zero(a) for a in [*call.args, *(k.value for k in call.keywords)]):
-            return True
-    return False
 
 
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
