@@ -11,7 +11,7 @@ from nanlint.findings import PARSE_ERROR, Edit, FileResult, Finding
 from nanlint.lint import noqa as noqa_mod
 from nanlint.lint import large_fix, notebook
 from nanlint.source.noqa import ALL as NOQA_ALL, file_directive, matches
-from nanlint.rules.context import RawFinding, RuleContext
+from nanlint.rules.context import RawFinding, Reported, RuleContext
 from nanlint.rules.base import Rule, all_rules
 from nanlint.lint.site_filter import SiteFilter
 from nanlint.source import chunks as _chunks, from_ast, large
@@ -93,7 +93,8 @@ class Linter:
     def finds_nothing(self, checked: Checked, path: str) -> bool:
         """True when the rules, run on the module :mod:`nanlint.source.from_ast` makes of the
         syntax check's tree, report nothing at all (no finding of any tier, before noqa, and
-        no rule crashed): then libcst need not parse the file.  The rules read no comment,
+        no rule crashed): then libcst need not parse the file.  The first finding ends the
+        run (:class:`nanlint.rules.context.Reported`): the rules after it need not run twice.  The rules read no comment,
         whitespace or parenthesis that such a module lacks; a file whose directives NAN002
         judges, or whose tree the conversion does not build, is not asked."""
         tree = checked.tree
@@ -102,11 +103,14 @@ class Linter:
             return False
         try:
             module, spans = from_ast.convert(tree, checked.text)
-            ctx = RuleContext(module, path, self.settings, self.rules, None, checked.text, tree, spans)
+            ctx = RuleContext(module, path, self.settings, self.rules, None, checked.text, tree, spans,
+                              first_only=True)
             self._check(ctx, checked.text)
+        except Reported:  # a rule reports here: libcst's tree gives the findings
+            return False
         except Exception:  # noqa: BLE001 - Unsupported, RecursionError, anything: libcst's tree decides
             return False
-        return not ctx.findings and not ctx.crashes
+        return not ctx.crashes
 
     def shown(self, raw: list[RawFinding], hidden: int) -> tuple[list[RawFinding], int]:
         """The findings this run shows (and fixes), and how many on weak evidence it does not:
