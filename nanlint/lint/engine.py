@@ -50,6 +50,10 @@ class Linter:
                         and not r.judges_noqa and r.needs]
         self.sites = SiteFilter([r for r in self.rules if r.code != PARSE_ERROR[0]], self.settings)
 
+    def _opt_in(self, text: str) -> list[str]:
+        """The opt-in rules not run that a text check says apply (named in the summary)."""
+        return [r.code for r in self.not_run if r.wanted(text)]
+
     def cannot_report(self, checked: Checked, path: str | None = None) -> bool:
         """True when no enabled rule can report in a source (:mod:`nanlint.lint.site_filter`)."""
         return self.sites.cannot_report(checked, path)
@@ -94,9 +98,10 @@ class Linter:
         """True when the rules, run on the module :mod:`nanlint.source.from_ast` makes of the
         syntax check's tree, report nothing at all (no finding of any tier, before noqa, and
         no rule crashed): then libcst need not parse the file.  The first finding ends the
-        run (:class:`nanlint.rules.context.Reported`): the rules after it need not run twice.  The rules read no comment,
-        whitespace or parenthesis that such a module lacks; a file whose directives NAN002
-        judges, or whose tree the conversion does not build, is not asked."""
+        run (:class:`nanlint.rules.context.Reported`): the rules after it need not run twice.
+        The rules read no comment, whitespace or parenthesis that such a module lacks; a file
+        whose directives NAN002 judges, or whose tree the conversion does not build, is not
+        asked."""
         tree = checked.tree
         if tree is None or checked.rejected is not None or isinstance(tree, _chunks.Skeleton) \
                 or self.judges_noqa and "noqa" in checked.text:
@@ -106,9 +111,7 @@ class Linter:
             ctx = RuleContext(module, path, self.settings, self.rules, None, checked.text, tree, spans,
                               first_only=True)
             self._check(ctx, checked.text)
-        except Reported:  # a rule reports here: libcst's tree gives the findings
-            return False
-        except Exception:  # noqa: BLE001 - Unsupported, RecursionError, anything: libcst's tree decides
+        except (Reported, Exception):  # noqa: BLE001 - a finding, Unsupported, RecursionError: libcst's tree decides
             return False
         return not ctx.crashes
 
@@ -179,7 +182,7 @@ class Linter:
         result = FileResult(path)
         try:
             checked = checked if checked is not None else precheck(source)
-            result.opt_in = [r.code for r in self.not_run if r.wanted(checked.text)]
+            result.opt_in = self._opt_in(checked.text)
             if site_filter and self.cannot_report(checked, path):
                 result.skipped = True
                 return result
@@ -293,7 +296,7 @@ class Linter:
                                           unsafe, MAX_FIX_PASSES, precheck)
             if site_filter and self.finds_nothing(checked, path):
                 # nothing to fix, nothing to report: libcst never parses it
-                return FileResult(path, opt_in=[r.code for r in self.not_run if r.wanted(checked.text)])
+                return FileResult(path, opt_in=self._opt_in(checked.text))
             module = parse(source, checked)
         except Exception:  # noqa: BLE001
             return self.lint_source(source, path, site_filter)

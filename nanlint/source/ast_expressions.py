@@ -76,11 +76,16 @@ class Expressions:
         self.spans[id(made)] = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
         return made
 
-    def between(self, line: int, col: int, end_line: int, end_col: int) -> bytes:
-        """The source bytes from one CPython position to another."""
+    @property
+    def lines(self) -> list[bytes]:
+        """The source's lines as bytes (CPython's columns count UTF-8 bytes), split once."""
         if self._lines is None:
             self._lines = self._text.encode("utf-8", "surrogatepass").splitlines()
-        lines = self._lines
+        return self._lines
+
+    def between(self, line: int, col: int, end_line: int, end_col: int) -> bytes:
+        """The source bytes from one CPython position to another."""
+        lines = self.lines
         if line == end_line:
             return lines[line - 1][col:end_col]
         return b"\n".join([lines[line - 1][col:], *lines[line:end_line - 1], lines[end_line - 1][:end_col]])
@@ -89,10 +94,8 @@ class Expressions:
         """The source of a one-line node (a number), from its byte columns."""
         if node.lineno != node.end_lineno:
             return None
-        if self._lines is None:
-            self._lines = self._text.encode("utf-8", "surrogatepass").splitlines()
         try:
-            return self._lines[node.lineno - 1][node.col_offset:node.end_col_offset].decode("utf-8")
+            return self.between(node.lineno, node.col_offset, node.lineno, node.end_col_offset).decode("utf-8")
         except (IndexError, UnicodeDecodeError):
             return None
 

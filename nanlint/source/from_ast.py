@@ -41,9 +41,6 @@ class Spans:
         self._parent = parent
         self._made: dict[int, object] = {}
 
-    def __contains__(self, node) -> bool:
-        return self._find(node) is not None
-
     def _find(self, node):
         n = node
         while n is not None:
@@ -62,9 +59,6 @@ class Spans:
             position, code_range = _ranges()
             made = self._made[id(node)] = code_range(position(span[0], span[1]), position(span[2], span[3]))
         return made
-
-    def whole(self) -> "Spans":
-        return self
 
 
 class Converter(Expressions):
@@ -197,10 +191,8 @@ class Converter(Expressions):
 
     def _elif(self, node) -> bool:
         """Whether an ``if`` alone in an ``else`` was written ``elif`` (its line starts so)."""
-        if self._lines is None:
-            self._lines = self._text.encode("utf-8", "surrogatepass").splitlines()
         try:
-            return self._lines[node.lineno - 1][node.col_offset:node.col_offset + 4] == b"elif"
+            return self.between(node.lineno, node.col_offset, node.lineno, node.col_offset + 4) == b"elif"
         except IndexError:
             return False
 

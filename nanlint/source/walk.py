@@ -162,8 +162,9 @@ def parents(root: cst.CSTNode, formatting: bool = True) -> dict[int, cst.CSTNode
     stack = [root]
     while stack:
         node = stack.pop()
-        kind = type(node)
-        fields = (_ALL_FIELDS.get(kind) or _all_fields(kind)) if formatting else (_FIELDS.get(kind) or child_fields(kind))
+        node_type = type(node)
+        fields = (_ALL_FIELDS.get(node_type) or _all_fields(node_type)) if formatting \
+            else (_FIELDS.get(node_type) or child_fields(node_type))
         for name in fields:
             value = getattr(node, name)
             kind = type(value)
