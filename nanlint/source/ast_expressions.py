@@ -57,7 +57,6 @@ class Expressions:
         # operators carry only formatting: one instance of each serves the whole module
         self._plain = {kind: getattr(cst, name)() for kind, name in {**_BINOPS, **_UNARY, **_COMPARE}.items()}
         self._augmented = {kind: getattr(cst, name + "Assign")() for kind, name in _BINOPS.items()}
-        self.formatting = _formatting  # the default formatting of a node class, shared by its nodes
         self._expr = {
             ast.Name: self.name, ast.Attribute: self.attribute, ast.Call: self.call,
             ast.Constant: self.constant, ast.BinOp: self.binop, ast.UnaryOp: self.unaryop,
@@ -126,13 +125,13 @@ class Expressions:
 
     def arg(self, node):
         if isinstance(node, ast.Starred):
-            return self.at(cst.Arg(self.p(node.value, BOR), star="*", **_formatting(cst.Arg)), node)
-        return self.at(cst.Arg(self.p(node, NAMED), **_formatting(cst.Arg)), node)
+            return self.at(cst.Arg(self.p(node.value, BOR), star="*", **formatting(cst.Arg)), node)
+        return self.at(cst.Arg(self.p(node, NAMED), **formatting(cst.Arg)), node)
 
     def keyword(self, node):
         if node.arg is None:
-            return self.at(cst.Arg(self.p(node.value, BOR), star="**", **_formatting(cst.Arg)), node)
-        return self.at(cst.Arg(self.p(node.value, TEST), keyword=self.at(cst.Name(node.arg), node), **_formatting(cst.Arg)), node)
+            return self.at(cst.Arg(self.p(node.value, BOR), star="**", **formatting(cst.Arg)), node)
+        return self.at(cst.Arg(self.p(node.value, TEST), keyword=self.at(cst.Name(node.arg), node), **formatting(cst.Arg)), node)
 
     def call(self, node):
         func = self.p(node.func, ATOM)
@@ -141,7 +140,7 @@ class Expressions:
             args = [self.keyword(a) if isinstance(a, ast.keyword) else self.arg(a) for a in parts]
         else:
             args = [self.arg(a) for a in node.args] + [self.keyword(k) for k in node.keywords]
-        return cst.Call(func, args, **_formatting(cst.Call))
+        return cst.Call(func, args, **formatting(cst.Call))
 
     def constant(self, node):
         value = node.value
@@ -209,7 +208,7 @@ class Expressions:
             elements.append(self.at(cst.SubscriptElement(made), part))
         if split and len(parts) == 1:  # ``x[a,]``: a tuple of one
             elements[0] = self.at(elements[0].with_changes(comma=cst.Comma()), parts[0])
-        return cst.Subscript(value, elements, **_formatting(cst.Subscript))
+        return cst.Subscript(value, elements, **formatting(cst.Subscript))
 
     def element(self, node):
         if isinstance(node, ast.Starred):
@@ -244,7 +243,7 @@ class Expressions:
         def param(a, default=None, star=""):
             annotation = self.at(cst.Annotation(self.p(a.annotation, TEST)), a.annotation) if a.annotation else None
             return self.at(cst.Param(self.at(cst.Name(a.arg), a), annotation, default=self.opt(default), star=star,
-                                         **_formatting(cst.Param)), a)
+                                         **formatting(cst.Param)), a)
 
         made = [param(a, d) for a, d in zip(positional, defaults)]
         posonly = made[:len(args.posonlyargs)]
@@ -323,7 +322,7 @@ class Expressions:
 
 
 @functools.lru_cache(maxsize=None)
-def _formatting(kind: type) -> dict:
+def formatting(kind: type) -> dict:
     """The fields of a node class that libcst fills with a new whitespace node per node
     (a default factory), made once: nodes of one module share them, as nothing reads them."""
     return {f.name: f.default_factory() for f in dataclasses.fields(kind)  # type: ignore[misc]

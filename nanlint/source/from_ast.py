@@ -25,7 +25,7 @@ import ast
 
 import libcst as cst
 
-from nanlint.source.ast_expressions import ATOM, NAMED, TEST, YIELD, Expressions, Unsupported
+from nanlint.source.ast_expressions import ATOM, NAMED, TEST, YIELD, Expressions, Unsupported, formatting
 from nanlint.source.codegen import _ranges
 
 __all__ = ["Unsupported", "Spans", "convert"]
@@ -90,7 +90,7 @@ class Converter(Expressions):
             raise Unsupported(type(node).__name__) from None
         self.at(made, node)
         if isinstance(made, cst.BaseSmallStatement):
-            made = self.at(cst.SimpleStatementLine([made], **self.formatting(cst.SimpleStatementLine)), node)
+            made = self.at(cst.SimpleStatementLine([made], **formatting(cst.SimpleStatementLine)), node)
         return made
 
     def block(self, body):
@@ -103,7 +103,7 @@ class Converter(Expressions):
         return cst.Expr(self.p(node.value, YIELD))
 
     def assign(self, node):
-        return cst.Assign([self.at(cst.AssignTarget(self.p(t, TEST), **self.formatting(cst.AssignTarget)), t)
+        return cst.Assign([self.at(cst.AssignTarget(self.p(t, TEST), **formatting(cst.AssignTarget)), t)
                            for t in node.targets], self.p(node.value, YIELD))
 
     def augassign(self, node):
