@@ -27,6 +27,7 @@ import libcst as cst
 
 from nanlint.source.ast_expressions import ATOM, NAMED, TEST, YIELD, Expressions, Unsupported, formatting
 from nanlint.source.codegen import _ranges
+from nanlint.source.walk import building
 
 __all__ = ["Unsupported", "Spans", "convert"]
 
@@ -273,17 +274,5 @@ def convert(tree: ast.Module, text: str) -> tuple[cst.Module, dict[int, tuple[in
     :class:`Unsupported` for syntax it does not build, and ``RecursionError`` for nesting
     deeper than the interpreter's stack."""
     converter = Converter(text)
-    # libcst validates every node it is given (a regex per name and per default whitespace):
-    # two thirds of the cost here, and nothing to check in nodes made from a tree CPython
-    # accepted, with libcst's own defaults.  Validation is off while the module is built.
-    base = cst.CSTNode
-    validate = base.__post_init__
-    base.__post_init__ = _unchecked  # type: ignore[method-assign]
-    try:
+    with building():
         return converter.module(tree), converter.spans
-    finally:
-        base.__post_init__ = validate  # type: ignore[method-assign]
-
-
-def _unchecked(self) -> None:
-    return None

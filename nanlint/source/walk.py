@@ -16,6 +16,7 @@ them).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import gc
@@ -180,15 +181,25 @@ def parents(root: cst.CSTNode, formatting: bool = True) -> dict[int, cst.CSTNode
 
 
 def parse(source: bytes | str) -> cst.Module:
-    """``libcst.parse_module`` without re-validating every node it builds.
+    """``libcst.parse_module`` without re-validating every node it builds (:func:`building`)."""
+    with building():
+        return cst.parse_module(source)
 
-    The parser builds each node through its dataclass constructor, whose
-    ``__post_init__`` re-checks the node's invariants (whitespace patterns,
-    balanced parentheses...); for the parser's own output they hold by
-    construction, and checking them is ~15% of the parse.  Nodes built after
-    parsing (a rule's fix) are still validated.  The cyclic garbage collector
-    is paused during the parse as well: a tree is hundreds of thousands of new
-    objects, none of them garbage yet, which it would otherwise scan repeatedly."""
+
+@contextlib.contextmanager
+def building():
+    """While a whole tree is built from syntax Python accepted (libcst's parse of a file, or
+    :mod:`nanlint.source.from_ast`'s module of CPython's tree): no node validation, no
+    collector, and the tree kept out of the collector's scans afterwards.
+
+    Each node is made through its dataclass constructor, whose ``__post_init__`` re-checks
+    its invariants (whitespace patterns, balanced parentheses...); for a tree built from
+    accepted syntax they hold by construction, and checking them is ~15% of libcst's parse
+    and two thirds of the conversion.  Nodes built afterwards (a rule's fix) are still
+    validated.  The cyclic collector is paused too: a tree is hundreds of thousands of new
+    objects, none of them garbage yet, which it would otherwise scan again and again (half
+    the conversion's time).  With :data:`FREEZE_TREES`, the finished tree moves to the
+    collector's permanent generation, so the rules' own garbage does not rescan it."""
     from libcst._nodes import base
 
     original = base.CSTNode.__dict__.get("__post_init__")
@@ -200,7 +211,7 @@ def parse(source: bytes | str) -> cst.Module:
     if FREEZE_TREES:
         gc.collect()  # the previous file's garbage, before freezing makes it permanent
     try:
-        module = cst.parse_module(source)
+        yield
     finally:
         if original is not None:
             base.CSTNode.__post_init__ = original  # type: ignore[method-assign]
@@ -208,7 +219,6 @@ def parse(source: bytes | str) -> cst.Module:
             gc.enable()
     if FREEZE_TREES:
         gc.freeze()  # the collector never scans the tree; it is freed by reference counting
-    return module
 
 
 # Set by freeze_heap (a worker, a serial run, the server's analysis child): after each
