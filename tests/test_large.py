@@ -304,9 +304,8 @@ def test_findings_in_a_large_file_are_at_their_lines():
 
 
 def test_rules_that_start_from_a_shape_still_report_in_a_large_file():
-    """NAN105 and NAN503 start only from some shapes of their calls' arguments, which
-    the site filter reads from the tree (Rule.site); a large file's skeleton has no calls,
-    so it counts as holding them."""
+    """NAN105 and NAN503 report only on some shapes of their calls' arguments: a large
+    file's statements that hold their calls are kept, and the rules find them there."""
     head = ["import torch\n"]
     tail = ["def f(p):\n", "    return torch.log(1e-10 + 1 - p)\n",
             "def step(model):\n", "    for p in model.parameters():\n", "        p.grad.data.clamp_(min=0)\n"]

@@ -28,7 +28,6 @@ A value guarded at its definition (``clip(p, 1e-7, 1)``, ``p + eps``) is no sour
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 
@@ -42,9 +41,6 @@ from nanlint.analysis.guards import constant, guarded, terms
 from nanlint.semantic.reach import Resolved
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import same
-from nanlint.analysis.gates.zero_sites import zero_sinks
-from nanlint.analysis.gates.sites import last_names
-from nanlint.analysis.gates.zero_search import Vocabulary
 
 PROBABILITY = "probability"
 COMPLEMENT = "complement"
@@ -121,42 +117,6 @@ class Zero:
     @property
     def why(self) -> str:
         return self.reason or WHY[self.kind]
-
-
-def site(tree, text: str, sinks: frozenset[str], divide: bool = False, power=None, affine: bool = False,
-         path=None, extra: tuple[str, ...] = ()) -> bool:
-    """Whether an operand of one of the ``sinks`` ops (a ``/`` when ``divide``, ``x ** p``
-    when ``power(p)``) may hold a strong source's value, read from CPython's tree: the
-    zero rules' ``Rule.site``.  ``affine``: an affine output and a product with a source
-    are sources too (NAN107's kinds)."""
-
-    return zero_sinks(tree, text, _vocabulary(sinks, affine), divide, power, path, extra)
-
-
-@functools.lru_cache(maxsize=None)
-def _vocabulary(sinks: frozenset[str], affine: bool):
-    # a dropout's output is 0 on every dropped element: a source as a function and as a layer
-    layers = last_names(frozenset({o.SOFTMAX_LAYER, o.SIGMOID_LAYER, o.ACTIVATION_LAYER, o.DROPOUT_LAYER}))
-    return Vocabulary(
-        sinks=last_names(sinks),
-        probability=last_names(frozenset({o.SOFTMAX, o.SIGMOID})),
-        layers=layers,
-        # activation="softmax": the strings a layer names its activation with
-        activations=frozenset({"softmax", "sigmoid", "relu", "relu6", "hard_sigmoid"}),
-        rectified=last_names(frozenset({o.RELU, o.DROPOUT})),
-        clips=last_names(frozenset({o.CLIP, o.MAXIMUM})),
-        maximum=last_names(frozenset({o.MAXIMUM})),
-        subtract=last_names(frozenset({o.SUBTRACT})),
-        reductions=last_names(frozenset({o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN})),
-        exp=last_names(frozenset({o.EXP})),
-        divide=last_names(frozenset({o.DIVIDE})),
-        layout=last_names(frozenset({"shape"})),
-        affine=last_names(frozenset({o.MATMUL, o.DENSE_LAYER})),
-        prod=last_names(frozenset({o.PROD})),
-        squares=last_names(frozenset({o.SQUARE, o.POW})),
-        affine_source=affine,
-        products=affine,
-    )
 
 
 def reaches_zero(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope,

@@ -12,7 +12,6 @@ from nanlint.analysis.evidence import excludes_zero
 from nanlint.semantic.reach import origin_note
 from nanlint.semantic.resolve import Scope
 from nanlint.rules.base import Rule
-from nanlint.analysis.gates.syntax_sites import literal
 from nanlint.rules._gradient_traps import bare, spelled_call
 from nanlint.rules._shapes import divisions
 from nanlint.rules._zero_fixes import epsilon, far, guard
@@ -32,10 +31,6 @@ class DivisionSinks(Rule):
     # key of its own: in a file without a "/" anywhere it is left to NAN110
     triggers = (frozenset({o.DIVIDE, SLASH, NEG_POW, o.RECIPROCAL, o.RSQRT, o.POW}),
                 zeros.STRONG_OPS | {o.SUM, o.MEAN, o.REDUCE_MAX, o.REDUCE_MIN})
-
-    def site(self, tree, text: str, path=None, extra=()) -> bool:
-        return zeros.site(tree, text, frozenset({o.DIVIDE, o.RECIPROCAL, o.RSQRT, o.POW}), divide=True,
-                          power=lambda p: (literal(p) or 0) < 0, path=path, extra=extra)
 
     def check(self, ctx: RuleContext) -> None:
         for node, message, fix, zero in self.findings(ctx):

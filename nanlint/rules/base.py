@@ -73,12 +73,14 @@ class Rule:
 
     def site(self, tree: ast.Module, text: str, path: Path | None = None, extra: tuple[str, ...] = ()) -> bool:
         """Whether a file (CPython's ``tree`` of ``text``) that has the rule's triggers can
-        hold a finding: an over-approximation of ``check`` on the syntax alone
-        (:mod:`nanlint.analysis.gates.syntax_sites`), asked by the site filter only when it decides
-        whether the file is parsed with libcst.  Rules whose triggers are common ops and
-        whose findings need one shape of their arguments override it.  ``path`` (None for
-        a source without a file) and the configuration's ``extra`` roots locate the
-        project modules the file imports."""
+        hold a finding: an over-approximation of ``check`` on the syntax alone, asked by the
+        site filter before the rules run on the file.  A rule needs none: the engine runs
+        the rules themselves on CPython's tree (``Linter.finds_nothing``) at about the cost
+        such a gate had.  One rule keeps one (NAN111, whose trigger, a division, is in most
+        files), because it still saves more than it costs (``bench/RESULTS.md``); a gate is a
+        second implementation of its rule's question, so add one only where a measurement
+        says it pays.  ``path`` (None for a source without a file) and the configuration's
+        ``extra`` roots locate the project modules the file imports."""
         return True
 
     def wanted(self, text: str) -> bool:

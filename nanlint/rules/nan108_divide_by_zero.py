@@ -13,7 +13,6 @@ class DivideByZero(DivisionSinks):
     code = "NAN108"
     name = "divide-by-zero"
     summary = "division by a value that reaches 0: a count of a mask, a probability, 1 - p, relu, a 0 literal"
-    # strong evidence only (7 true, 0 false on both corpora, docs/zero-rules.md); its site check
-    # (nanlint.analysis.gates.zero_sites) keeps the cost: 7 of the training bench's 1,078 files reach libcst for it
+    # strong evidence only (7 true, 0 false on both corpora, docs/zero-rules.md)
     default = True
     fix = fixes.UNSAFE  # a guard (`maximum(count, 1)`, `maximum(d, 1e-7)`); display-only for another module's value

@@ -26,7 +26,6 @@ from nanlint.rules._gradient_traps import EPS_SQ, add_eps, follow, report_in_gra
 from nanlint.rules._roots import epsilon_after_root, variance, zero_upstream
 from nanlint.semantic.reach import origin_note
 from nanlint.analysis.gates.sites import POW_HALF
-from nanlint.analysis.gates.root_sites import root_site
 
 
 class SqrtAtZero(Rule):
@@ -40,11 +39,6 @@ class SqrtAtZero(Rule):
     fix = fixes.UNSAFE
     needs = ("sqrt", "norm", "**", "pow", "power", "std")
     triggers = (frozenset({o.SQRT, o.RSQRT, o.NORM, POW_HALF, o.STD}),)
-
-    def site(self, tree, text: str, path=None, extra=()) -> bool:
-        """A root, rsqrt or norm whose argument may be a variance, a sum of squares, a square
-        or (a norm's) a difference (:func:`nanlint.analysis.gates.root_sites.root_site`)."""
-        return root_site(tree)
 
     def check(self, ctx: RuleContext) -> None:
         seen: set[int] = set()

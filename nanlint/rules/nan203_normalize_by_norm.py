@@ -13,7 +13,6 @@ from nanlint.analysis.facts import may_be_zero
 from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import divisions, key, norm_as_sqrt_sum, report_in_gradient, sqrt_plus_eps
 from nanlint.analysis.gates.sites import POW_HALF, SLASH
-from nanlint.analysis.gates.root_sites import norm_division_site
 from nanlint.rules._norms import Norm, norm_in, _squared, _true
 
 
@@ -28,10 +27,6 @@ class NormalizeByNorm(Rule):
     supersedes = ("NAN202",)
     needs = ("norm", "sqrt", "**", "pow")
     triggers = (frozenset({o.NORM, o.SQRT, POW_HALF}), frozenset({o.DIVIDE, SLASH}))
-
-    def site(self, tree, text: str, path=None, extra=()) -> bool:
-        """A denominator that may be a norm (:func:`nanlint.analysis.gates.root_sites.norm_division_site`)."""
-        return norm_division_site(tree, text)
 
     def check(self, ctx: RuleContext) -> None:
         for node, scope, num, den in divisions(ctx):

@@ -14,6 +14,5 @@ class RootAtZero(RootSinks):
     name = "root-at-zero"
     summary = "sqrt / fractional power of a value that reaches 0 (relu, probability, 1 - p): NaN gradient at 0"
     fix = fixes.UNSAFE
-    # strong evidence only (5 true, 0 false on both corpora, docs/zero-rules.md); its site check
-    # (nanlint.analysis.gates.zero_sites) keeps the cost: 4 of the training bench's 1,078 files reach libcst for it
+    # strong evidence only (5 true, 0 false on both corpora, docs/zero-rules.md)
     default = True

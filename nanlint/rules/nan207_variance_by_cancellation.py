@@ -6,24 +6,19 @@ the same way for coinciding or near points -> a clamp at a small floor (``clamp(
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from nanlint.analysis.guards import constant, terms
 from nanlint.analysis.selections import selects_only
-from nanlint.analysis.gates.syntax_sites import cancellation_site
 from nanlint.fix import fixes
 from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
-from nanlint.analysis.gates.sites import last_names, words
 from nanlint.rules._gradient_traps import bare, key, spelled_call
-from nanlint.rules._roots import PRODUCTS, Cancellation, Expansion, cancellation, expansion
+from nanlint.rules._roots import Cancellation, Expansion, cancellation, expansion
 
 # the sinks where a negative variance is NaN or a sign flip: roots, logs, divisions, powers
 _SINKS = (o.SQRT, o.RSQRT, o.LOG, o.DIVIDE, o.POW, o.RECIPROCAL)
-_MATMUL_OPERATOR = re.compile(r"[\w)\]][ \t]*@[ \t]*[\w(\[]")  # ``a @ b``, not a decorator
 FLOOR = "1e-12"  # the clamp of a squared distance: sqrt(1e-12) = 1e-6, its gradient finite
 # the most negative |x|^2 + |y|^2 - 2 x.y of x = y, 16 rows of 64 values uniform in [10, 100]
 # (seed 0, float32; squared norms ~2.6e5, spaced 0.03125), measured (tests/test_distance_by_expansion.py).
@@ -49,14 +44,6 @@ class VarianceByCancellation(Rule):
     fix = fixes.UNSAFE
     needs = ("mean", "sum", "norm")
     triggers = (frozenset({o.MEAN, o.SUM, o.NORM}),)
-
-    def site(self, tree, text: str, path=None, extra=()) -> bool:
-        """The variance: a subtraction and two squares
-        (:func:`nanlint.analysis.gates.syntax_sites.cancellation_site`); the distance: a product
-        (a matmul, einsum or dot name, or ``a @ b``), the cross term its squared norms meet."""
-        return cancellation_site(tree, last_names(frozenset({o.SQUARE})), last_names(frozenset({o.POW})),
-                                 last_names(frozenset({o.SUBTRACT}))) \
-            or not words(text).isdisjoint(last_names(PRODUCTS)) or _MATMUL_OPERATOR.search(text) is not None
 
     def check(self, ctx: RuleContext) -> None:
         found: dict[int, Cancellation | Expansion] = {}

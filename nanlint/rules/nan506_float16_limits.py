@@ -6,14 +6,10 @@ tf.float16.min``), which overflows to -inf with any score of -16 or below."""
 
 from __future__ import annotations
 
-import ast
-
 import libcst as cst
 
 from nanlint.fix import fixes
-from nanlint.source.ast_tree import by_type, skeletal
 from nanlint.analysis.gates.sites import SLASH
-from nanlint.analysis.gates.syntax_sites import callee
 from nanlint.vocabulary import ops as o
 from nanlint.vocabulary.limits import FLOAT16_MAX, FLOAT16_OVERFLOW, FLOAT16_ZERO
 from nanlint.rules.context import RuleContext
@@ -123,9 +119,6 @@ class Float16Limits(Rule):
     fix = fixes.UNSAFE
     needs = ("float16", ".half", "autocast", "GradScaler", "65504")  # ``.half()``, ``torch.half``; not "half" in prose
 
-    def site(self, tree, text: str, path=None, extra=()) -> bool:
-        """Float16 compute shown by a call, and a number float16 cannot hold (:func:`_site`)."""
-        return _site(tree)
     triggers = (frozenset({o.LOG, o.SQRT, o.RSQRT, o.DIVIDE, SLASH, o.RECIPROCAL, o.POW, o.L2_NORMALIZE,
                            *_SOFTMAXES}),)
 
@@ -216,85 +209,3 @@ class Float16Limits(Rule):
         fix = fixes.Fix(fixes.UNSAFE, f"Add half of float16's lowest value ({shown} / 2)",
                         [(lowest, halved(ctx, lowest, lowest))])
         ctx.report(lowest, message, fix)
-
-
-_FLOAT16 = frozenset({"float16", "half"})  # a dtype's last name (Float16Evidence.is_float16)
-_FLOAT16_STRINGS = frozenset({"float16", "half", "mixed_float16"})
-_AMP = frozenset({"autocast", "GradScaler"})  # torch's mixed precision: evidence with any arguments
-_TREE_MAPS = frozenset({"tree_map", "map"})  # a pytree cast: float16 anywhere in its arguments
-
-
-def _may_be_float16(finfo: ast.Call) -> bool:
-    """Whether ``finfo(d)``'s dtype may be float16 as ``Float16Evidence.is_float16`` reads it (a
-    string, or a name whose qualified name ends in float16 or half): a name (an import or an
-    alias may spell it), ``x.float16``/``x.half``, or the string; not ``finfo("float8_e4m3fn")``,
-    ``finfo(x.dtype)``, ``finfo(torch.float32)`` (Keras' quantized layers write those)."""
-    args = [*finfo.args, *(k.value for k in finfo.keywords)]
-    if not args:
-        return False
-    d = args[0]
-    return type(d) is ast.Name or type(d) is ast.Attribute and d.attr in _FLOAT16 or \
-        type(d) is ast.Constant and d.value in _FLOAT16_STRINGS
-
-
-def _site(tree: ast.AST) -> bool:
-    """From the tree's nodes by type: float16 evidence as :class:`Float16Evidence` reads it and a number float16
-    cannot hold, both in the file (a large file's skeleton: assumed); or float16's lowest value as
-    written (``tf.float16.min``, the ``min`` or ``max`` of a ``finfo`` that may be float16's, 65504), its
-    own evidence.  Evidence is a call:
-    ``.half()``, a float16 dtype or string among its arguments (``dtype=torch.float16``,
-    ``x.to(torch.half)``, ``set_floatx("float16")``, a ``"mixed_float16"`` policy; a name
-    an import or an assignment binds to one counts), float16 anywhere in a ``tree_map``'s
-    arguments, or torch's ``autocast``/``GradScaler`` named anywhere in the code.  The
-    number: an epsilon 0 < v <= 2**-25 (0 in float16), or ``-v`` with v >= 65520 (a fill
-    that is -inf there)."""
-    if skeletal(tree):
-        return True
-    index = by_type(tree)
-    if any(n.attr in ("min", "max") and (type(n.value) is ast.Attribute and n.value.attr in _FLOAT16
-                                         or type(n.value) is ast.Call and callee(n.value.func) == "finfo"
-                                         and _may_be_float16(n.value))
-           for n in index.get(ast.Attribute, ())) or \
-            any(n.value == FLOAT16_MAX and type(n.value) in (int, float) for n in index.get(ast.Constant, ())):
-        return True  # float16's lowest value as written (``tf.float16.min``, ``finfo(x).min``, 65504): its own evidence
-    if not any(type(v) in (int, float) and 0 < v <= FLOAT16_ZERO for v in (n.value for n in index.get(ast.Constant, ()))) \
-            and not any(type(n.op) is ast.USub and type(n.operand) is ast.Constant and type(n.operand.value) in (int, float)
-                        and n.operand.value >= FLOAT16_OVERFLOW for n in index.get(ast.UnaryOp, ())):
-        return False
-    names = set(_FLOAT16)  # the names that may be float16: its own, and aliases of it
-    pairs: list[tuple[str, str]] = []  # ``f16 = torch.float16``: (f16, float16)
-    if any(n.attr in _AMP for n in index.get(ast.Attribute, ())) or any(n.id in _AMP for n in index.get(ast.Name, ())):
-        return True
-    for n in index.get(ast.alias, ()):
-        last = n.name.rsplit(".", 1)[-1]
-        if last in _AMP or (n.asname or "") in _AMP:
-            return True
-        if last in _FLOAT16 and n.asname:
-            names.add(n.asname)
-    for n in index.get(ast.Assign, ()):
-        if type(n.value) in (ast.Name, ast.Attribute):
-            last = n.value.id if type(n.value) is ast.Name else n.value.attr
-            pairs.extend((t.id, last) for t in n.targets if type(t) is ast.Name)
-    calls = index.get(ast.Call, ())
-    for _ in range(len(pairs)):  # aliases of aliases
-        grown = {new for new, old in pairs if old in names} - names
-        if not grown:
-            break
-        names |= grown
-
-    def float16(e: ast.expr) -> bool:
-        kind = type(e)
-        if kind is ast.Constant:
-            return e.value in _FLOAT16_STRINGS
-        return kind is ast.Attribute and e.attr in _FLOAT16 or kind is ast.Name and e.id in names
-
-    for c in calls:
-        args = [*c.args, *(k.value for k in c.keywords)]
-        if type(c.func) is ast.Attribute and c.func.attr == "half" and not args:
-            return True
-        if any(float16(a) for a in args):
-            return True
-        if (c.func.attr if type(c.func) is ast.Attribute else getattr(c.func, "id", None)) in _TREE_MAPS and \
-                any(float16(x) for a in args for x in ast.walk(a) if type(x) in (ast.Attribute, ast.Constant)):
-            return True
-    return False
