@@ -63,8 +63,8 @@ EXTRA = {  # hand-made cases at the prefilter's edges
                         "def f(z):\n    return torch.log(F.softmax(z, dim=1))\n",
     "comment_bars.py": "import torch\n\nF = (torch  " + "#" * 64 + "\n     .nn.functional)\n\n"
                        "def f(z):\n    return torch.log(F.softmax(z, dim=1))  " + "# -" * 64 + "\n",
-    # rules whose triggers are common ops (a clip, a log) start only from some shapes of
-    # their arguments (Rule.site, nanlint/syntax_sites.py): each of these has a finding
+    # rules whose triggers are common ops (a clip, a log) report only on some shapes of
+    # their arguments: each of these has a finding
     "eps_named.py": "import torch\nEPS = 1e-10\n\ndef f(p):\n    return torch.log(EPS + 1 - p)\n",
     "eps_method.py": "import torch\n\ndef f(p):\n    return (1e-10 + 1 - p).log()\n",
     "clip_upper.py": "import tensorflow as tf\n\ndef f(p):\n    return tf.clip_by_value(p, 1e-10, 1 - 1e-10)\n",

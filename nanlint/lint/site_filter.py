@@ -1,11 +1,13 @@
 """The site filter: whether a file can hold a finding of an enabled rule, decided
 without libcst.
 
-A rule names the ops it starts from (``Rule.triggers``) and, when those are common,
-the shapes it needs (``Rule.site``); :mod:`nanlint.analysis.gates.sites` reads which ops a file's
-names resolve to, counting the value sources of the project modules it imports (a
-value may come from them: their texts' names first, their trees only while those
-could decide).  A file where no rule can report is not parsed with libcst.
+A rule names the ops it starts from (``Rule.triggers``) and the words its text must
+hold (``Rule.wanted``); :mod:`nanlint.analysis.gates.sites` reads which ops a file's names
+resolve to, counting the value sources of the project modules it imports (a value may
+come from them: their texts' names first, their trees only while those could decide).
+A file where no rule can report is done here.  What a rule asks beyond its ops (the
+shape of a call's arguments, where a value comes from) has no second implementation on
+CPython's tree: the rules themselves run on it next (``Linter.finds_nothing``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from pathlib import Path
 from typing import Sequence
 
 from nanlint.source.syntax import Checked
-from nanlint.source import chunks as _chunks
 from nanlint.vocabulary.ops import VALUE_SOURCES, with_implying
 from nanlint.rules.base import Rule
 from nanlint.source.syntax import precheck
@@ -29,8 +30,7 @@ _DEP_OPS: dict[tuple, frozenset[str]] = {}  # ops of imported project modules, p
 class SiteFilter:
     def __init__(self, rules: Sequence[Rule], settings: dict) -> None:
         self.settings = settings
-        # rules whose Rule.site is their own go last: it is asked only when no other rule can report
-        self._site_rules = sorted(rules, key=lambda r: type(r).site is not Rule.site)
+        self._site_rules = list(rules)
         # every op and site key some rule's triggers name; None: a rule may report anywhere
         self.wanted = None if any(r.triggers is None for r in self._site_rules) else \
             frozenset(k for r in self._site_rules for group in r.triggers  # type: ignore[union-attr]
@@ -44,22 +44,14 @@ class SiteFilter:
 
         if checked.tree is None or self.wanted is None:
             return False
-        where = Path(path) if path and not path.startswith("<") else None
         rules = [r for r in self._site_rules if r.wanted(checked.text)]  # as run_rules skips them
         if not rules:
             return True
-        shaped: dict[str, bool] = {}  # rule code -> Rule.site, asked once its triggers are there
         deps: list[tuple[Path, frozenset[str]]] = []  # imported project modules, the ops their names spell
         listed: list[bool] = []  # whether deps was filled
 
-        def site(rule: Rule) -> bool:
-            if rule.code not in shaped:  # a large file's skeleton has no calls to read: yes
-                shaped[rule.code] = isinstance(checked.tree, _chunks.Skeleton) or rule.site(
-                    checked.tree, checked.text, where, modules.extra_roots(self.settings))
-            return shaped[rule.code]
-
         def may(present: frozenset[str]) -> bool:
-            return any(rule.can_report(present) and site(rule) for rule in rules)
+            return any(rule.can_report(present) for rule in rules)
 
         def enough(present: frozenset[str]) -> bool:
             if may(present):

@@ -11,11 +11,41 @@ import libcst as cst
 
 from nanlint.vocabulary import ops as o
 from nanlint.analysis.guards import constant
-from nanlint.analysis.gates.statistic_sites import COUNT as _COUNT, SHAPE_METHODS as _SHAPE_METHODS
 from nanlint.rules.context import RuleContext
 from nanlint.semantic.reach import Resolved
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import normalized
+
+# ``n`` of ``n - 1`` as _count reads it: a name like a count, a length, a shape
+_COUNT = re.compile(r"^(n|k|num|count|length|size|total|(num|n|len)_\w+|\w+_(num|count|len|length|size|steps|samples))$",
+                    re.IGNORECASE)
+_SHAPE_METHODS = frozenset({"size", "numel", "nelement", "dim"})
+_STAT_WORD = re.compile(r"\b(?:std|var|reduce_std|reduce_variance|variance)\b")
+_MINUS_ONE = re.compile(r"-\s*1(?![\d.\w])")
+_COUNT_WORD = re.compile(r"n|k|num|count|length|size|total|(?:num|n|len)_\w+|\w+_(?:num|count|len|length|size|steps|samples)")
+
+
+def may_hold(text: str) -> bool:
+    """Whether a file's text may hold NAN111's denominator: a statistic's name, or ``- 1``
+    after a count (``len(x) - 1``, ``x.shape[0] - 1``, ``n - 1``, ``num_steps - 1``), not
+    every ``- 1`` (an index, an offset).  The word before each ``- 1`` is read backwards
+    from it (a regex trying a count's name at every position of the text cost more than
+    the rest of the check)."""
+    if _STAT_WORD.search(text):
+        return True
+    for m in _MINUS_ONE.finditer(text):
+        j = m.start()
+        while j and text[j - 1].isspace():
+            j -= 1
+        if j and text[j - 1] in ")]":
+            return True
+        k = j
+        while k and (text[k - 1].isalnum() or text[k - 1] == "_"):
+            k -= 1
+        if k < j and _COUNT_WORD.fullmatch(text, k, j):
+            return True
+    return False
+
 
 # the values a standardization divides: rewards, returns, advantages, features (issue 24's fixes)
 _DATA = re.compile(r"(reward|return|advantage|(^|_)adv(s|_|$)|(^|_)rets?($|_)|(^|_)R$|(^|_)G$|feature|target|signal"

@@ -11,15 +11,11 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import lru_cache
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from nanlint.rules.context import RuleContext
 from nanlint.vocabulary.ops import with_implying
 from nanlint import rules as package
-
-if TYPE_CHECKING:
-    import ast
-    from pathlib import Path
 
 ALL_FRAMEWORKS = ("tensorflow", "keras", "torch", "jax")
 
@@ -70,18 +66,6 @@ class Rule:
     def check_noqa(self, ctx: RuleContext, directives: list) -> None:
         """Report on the file's ``# noqa`` directives (:class:`nanlint.source.noqa.Directive`),
         each knowing which codes it suppressed; asked only when ``judges_noqa``."""
-
-    def site(self, tree: ast.Module, text: str, path: Path | None = None, extra: tuple[str, ...] = ()) -> bool:
-        """Whether a file (CPython's ``tree`` of ``text``) that has the rule's triggers can
-        hold a finding: an over-approximation of ``check`` on the syntax alone, asked by the
-        site filter before the rules run on the file.  A rule needs none: the engine runs
-        the rules themselves on CPython's tree (``Linter.finds_nothing``) at about the cost
-        such a gate had.  One rule keeps one (NAN111, whose trigger, a division, is in most
-        files), because it still saves more than it costs (``bench/RESULTS.md``); a gate is a
-        second implementation of its rule's question, so add one only where a measurement
-        says it pays.  ``path`` (None for a source without a file) and the configuration's
-        ``extra`` roots locate the project modules the file imports."""
-        return True
 
     def wanted(self, text: str) -> bool:
         if not self.needs:

@@ -20,12 +20,10 @@ from nanlint.analysis.guards import guarded
 from nanlint.rules.base import Rule
 from nanlint.rules.context import RuleContext
 from nanlint.rules._gradient_traps import bare, spelled_call
-from nanlint.rules._statistics import Statistic, count_checked, mutated, statistic_of, count_of
+from nanlint.rules._statistics import Statistic, count_checked, may_hold, mutated, statistic_of, count_of
 from nanlint.rules._zero_divisions import division_sites, in_where
 from nanlint.rules._zero_fixes import epsilon, far
 from nanlint.analysis.gates.sites import NEG_POW, SLASH
-from nanlint.analysis.gates.statistic_sites import statistic_denominator, text_site
-from nanlint.source.ast_tree import skeletal
 from nanlint.semantic.reach import origin_note
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import normalized
@@ -46,19 +44,13 @@ class DivideByStatistic(Rule):
     needs = ("/", "div", "reciprocal", "rsqrt", "**", "pow")
     triggers = (frozenset({o.DIVIDE, SLASH, NEG_POW, o.RECIPROCAL, o.RSQRT, o.POW}),)
 
-    def site(self, tree, text: str, path=None, extra=()) -> bool:
-        """A denominator that may hold a statistic or ``count - 1`` (or a name any value of
-        the file may bind to one: :mod:`nanlint.analysis.gates.statistic_sites`), read from
-        CPython's tree; a large file's skeleton: the text check."""
-        if not text_site(text):
-            return False
-        if skeletal(tree):
-            return True
-        return statistic_denominator(tree, text, path, extra)
+    def wanted(self, text: str) -> bool:
+        """Its ``needs`` (a division's spelling), and a statistic's name or ``count - 1`` in the
+        text (:func:`nanlint.rules._statistics.may_hold`): the engine and the site filter skip
+        the rule in any other file."""
+        return super().wanted(text) and may_hold(text)
 
     def check(self, ctx: RuleContext) -> None:
-        if not text_site(ctx.text):
-            return
         for node, num, den, scope, how in division_sites(ctx):
             if guarded(ctx, den, scope):
                 continue
