@@ -5,15 +5,16 @@
     PYTHONPATH=../old python3 bench/gates.py --select NAN111,NAN506 --markdown  # another checkout's gates
 
 A rule's gate is the site filter with that rule alone (``SiteFilter([rule]).cannot_report``:
-its ``triggers`` against the ops the file's names resolve to, then its ``Rule.site``).
-"passed" counts the files it sends to libcst, "found" the files with a finding of the rule
+its ``triggers`` against the ops the file's names resolve to, and its text check, ``wanted``).
+"passed" counts the files it sends to the rules (run on CPython's tree first, then on
+libcst's where they find something: ``Linter.finds_nothing``), "found" the files with a finding of the rule
 (the may tier included, every default rule run on every file without the filter, so a
 finding superseded by another rule's is not counted).  A gate passing a file with no
-finding costs a libcst parse and the analysis; a file found but not passed would be a lost
+finding costs a conversion and the analysis; a file found but not passed would be a lost
 finding: the script says so and exits 1.  "only" counts the files no other rule's gate
-passes: what the rule alone sends to libcst.  ``gate ms`` is the time the rule's gate took
+passes: what the rule alone sends to the rules.  ``gate ms`` is the time the rule's gate took
 over all files (its share of the site filter).  The last row is the filter of all the
-rules together: what a run parses.
+rules together: what a run analyses.
 """
 
 from __future__ import annotations
