@@ -11,7 +11,7 @@ import libcst as cst
 import pytest
 
 from nanlint.vocabulary import ops as o
-from nanlint.analysis.gates import sites
+from nanlint.semantic import sites
 from nanlint.semantic.context import FileContext, OpCall
 from nanlint.vocabulary.frameworks import function_table
 

@@ -2,7 +2,7 @@
 without libcst.
 
 A rule names the ops it starts from (``Rule.triggers``) and the words its text must
-hold (``Rule.wanted``); :mod:`nanlint.analysis.gates.sites` reads which ops a file's names
+hold (``Rule.wanted``); :mod:`nanlint.semantic.sites` reads which ops a file's names
 resolve to, counting the value sources of the project modules it imports (a value may
 come from them: their texts' names first, their trees only while those could decide).
 A file where no rule can report is done here.  What a rule asks beyond its ops (the
@@ -20,7 +20,7 @@ from nanlint.vocabulary.ops import VALUE_SOURCES, with_implying
 from nanlint.rules.base import Rule
 from nanlint.source.syntax import precheck
 from nanlint.semantic import modules
-from nanlint.analysis.gates import sites
+from nanlint.semantic import sites
 from nanlint.source import large
 
 
@@ -38,7 +38,7 @@ class SiteFilter:
 
     def cannot_report(self, checked: Checked, path: str | None = None) -> bool:
         """True when no enabled rule can report in a source (whose :func:`precheck` is
-        ``checked``): it lacks some group of every rule's triggers (:mod:`nanlint.analysis.gates.sites`),
+        ``checked``): it lacks some group of every rule's triggers (:mod:`nanlint.semantic.sites`),
         counting the ops of the project modules it imports (a value may come from them),
         so it need not be parsed with libcst."""
 

@@ -16,7 +16,7 @@ from nanlint.rules._gradient_traps import bare, spelled_call
 from nanlint.rules._shapes import divisions
 from nanlint.rules._zero_fixes import epsilon, far, guard
 from nanlint.rules._masked import masked_mean
-from nanlint.analysis.gates.sites import NEG_POW, SLASH
+from nanlint.semantic.sites import NEG_POW, SLASH
 from nanlint.semantic.literals import number
 
 KINDS = (zeros.COUNT, zeros.PROBABILITY, zeros.COMPLEMENT, zeros.RECTIFIED, zeros.CONSTANT)

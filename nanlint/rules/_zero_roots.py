@@ -18,7 +18,7 @@ from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import add_eps, is_difference, square_base, sum_of_squares
 from nanlint.rules._zero_fixes import far
 from nanlint.rules._roots import clamped_distance
-from nanlint.analysis.gates.sites import POW_HALF
+from nanlint.semantic.sites import POW_HALF
 from nanlint.semantic.literals import number
 
 KINDS = (zeros.PROBABILITY, zeros.COMPLEMENT, zeros.RECTIFIED, zeros.COUNT)

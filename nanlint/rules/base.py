@@ -51,7 +51,7 @@ class Rule:
     needs_all: ClassVar[bool] = False
     # Sites: the rule can report only in a file that, for each group, contains one of
     # its canonical ops (a name resolving to it, or a tensor method) or site keys
-    # (``nanlint.analysis.gates.sites.POW_HALF``); other files are not parsed with libcst.  None: the
+    # (``nanlint.semantic.sites.POW_HALF``); other files are not parsed with libcst.  None: the
     # rule may report in any file.  Every way ``check`` starts (``ctx.calls(...)``, the
     # binops it reads, what ``op_of`` must find) must be in a group, or a finding is lost.
     triggers: ClassVar[tuple[frozenset[str], ...] | None] = None

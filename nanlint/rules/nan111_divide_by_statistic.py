@@ -23,7 +23,7 @@ from nanlint.rules._gradient_traps import bare, spelled_call
 from nanlint.rules._statistics import Statistic, count_checked, may_hold, mutated, statistic_of, count_of
 from nanlint.rules._zero_divisions import division_sites, in_where
 from nanlint.rules._zero_fixes import epsilon, far
-from nanlint.analysis.gates.sites import NEG_POW, SLASH
+from nanlint.semantic.sites import NEG_POW, SLASH
 from nanlint.semantic.reach import origin_note
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import normalized

@@ -25,7 +25,7 @@ from nanlint.rules._gradient_traps import (
 from nanlint.rules._gradient_traps import EPS_SQ, add_eps, follow, report_in_gradient
 from nanlint.rules._roots import epsilon_after_root, variance, zero_upstream
 from nanlint.semantic.reach import origin_note
-from nanlint.analysis.gates.sites import POW_HALF
+from nanlint.semantic.sites import POW_HALF
 
 
 class SqrtAtZero(Rule):

@@ -12,7 +12,7 @@ from nanlint.analysis.evidence import excludes_zero
 from nanlint.analysis.facts import may_be_zero
 from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import divisions, key, norm_as_sqrt_sum, report_in_gradient, sqrt_plus_eps
-from nanlint.analysis.gates.sites import POW_HALF, SLASH
+from nanlint.semantic.sites import POW_HALF, SLASH
 from nanlint.rules._norms import Norm, norm_in, _squared, _true
 
 

@@ -17,7 +17,7 @@ from nanlint.rules.base import Rule
 from nanlint.rules import _limits
 from nanlint.vocabulary import limits
 from nanlint.rules._shapes import Division, divisions, int_literal, is_true, same
-from nanlint.analysis.gates.sites import SLASH
+from nanlint.semantic.sites import SLASH
 from nanlint.semantic.literals import number
 
 

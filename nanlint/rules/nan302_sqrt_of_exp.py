@@ -13,7 +13,7 @@ from nanlint.analysis.facts import bounded_exponent
 from nanlint.rules.base import Rule
 from nanlint.rules import _limits
 from nanlint.vocabulary import limits
-from nanlint.analysis.gates.sites import POW_HALF
+from nanlint.semantic.sites import POW_HALF
 from nanlint.semantic.literals import number
 
 

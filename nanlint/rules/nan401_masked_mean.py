@@ -9,7 +9,7 @@ from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
 from nanlint.rules._shapes import Division, code, divisions
-from nanlint.analysis.gates.sites import SLASH
+from nanlint.semantic.sites import SLASH
 from nanlint.rules._masked import _text, mean_mask
 from nanlint.rules._zero_divisions import in_where
 from nanlint.analysis import zeros

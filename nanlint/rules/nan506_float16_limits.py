@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from nanlint.fix import fixes
-from nanlint.analysis.gates.sites import SLASH
+from nanlint.semantic.sites import SLASH
 from nanlint.vocabulary import ops as o
 from nanlint.vocabulary.limits import FLOAT16_MAX, FLOAT16_OVERFLOW, FLOAT16_ZERO
 from nanlint.rules.context import RuleContext

@@ -1,11 +1,11 @@
-"""Plain questions about CPython's tree that every file gate asks: each statement at
-every nesting level, a dotted chain's parts, the names an assignment binds to chains."""
+"""Plain questions about CPython's tree that the site filter, the large-file reduction and the
+syntax check ask: each statement at every nesting level, a dotted chain's parts, the names an
+assignment binds to chains, how deep the tree nests."""
 
 from __future__ import annotations
 
 import ast
 import itertools
-from collections import deque
 
 _BODIES = ("body", "orelse", "finalbody")
 
@@ -23,56 +23,6 @@ def statements(body: list[ast.stmt]):
         for group in ("handlers", "cases"):
             for h in getattr(s, group, None) or ():
                 stack.extend(h.body)
-
-
-_BY_TYPE: list = []  # (tree, its index) of the last trees indexed, the newest last
-_KEPT = 4  # the file's tree and those of the modules its gates follow an import into
-
-
-def skeletal(tree) -> bool:
-    """Whether ``tree`` holds no expressions to read: a large file's Skeleton
-    (:mod:`nanlint.source.chunks`: its top-level statements' lines, not their trees), or no module at
-    all. A file gate answers yes for it (the site filter asks no gate of a Skeleton either)."""
-    return not hasattr(tree, "body") or hasattr(tree, "firsts")
-
-
-def by_type(tree: ast.AST) -> dict[type, list[ast.AST]]:
-    """Every node of ``tree`` by its type (one walk, remembered for the last few trees: the
-    file gates of several rules read the same tree, each a few node types, and some read an
-    imported module's tree in between)."""
-    for k, (kept, index) in enumerate(_BY_TYPE):
-        if kept is tree:
-            if k != len(_BY_TYPE) - 1:
-                _BY_TYPE.append(_BY_TYPE.pop(k))
-            return index
-    out: dict[type, list[ast.AST]] = {}
-    todo = deque([tree])  # ast.walk's order (breadth first, fields in order), without its generators
-    pop, push, AST = todo.popleft, todo.append, ast.AST
-    while todo:
-        node = pop()
-        kind = type(node)
-        if kind in out:
-            out[kind].append(node)
-        else:
-            out[kind] = [node]
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if type(value) is list:
-                for item in value:
-                    if isinstance(item, AST):
-                        push(item)
-            elif isinstance(value, AST):
-                push(value)
-    _BY_TYPE.append((tree, out))
-    del _BY_TYPE[:-_KEPT]
-    return out
-
-
-def nodes(tree: ast.AST, *kinds: type):
-    """The nodes of ``tree`` of the given types (:func:`by_type`), type by type."""
-    index = by_type(tree)
-    for kind in kinds:
-        yield from index.get(kind, ())
 
 
 def chain(node: ast.expr) -> list[str] | None:

@@ -4,7 +4,7 @@ CPython's tree of a 10 MB module takes 1.3-1.6 GB (a node per literal, name and
 call), more than nanlint's budget for the whole run.  Above ``large.LARGE`` bytes
 the source is cut at top-level statement boundaries into chunks of about
 ``TARGET`` characters; each chunk is compiled with ``PyCF_ONLY_AST`` on its own,
-what the site filter (:mod:`nanlint.analysis.gates.sites`) and the reduction (:mod:`nanlint.source.large`)
+what the site filter (:mod:`nanlint.semantic.sites`) and the reduction (:mod:`nanlint.source.large`)
 need is taken from its tree, and the tree is dropped.  What is kept is a
 :class:`Skeleton`: an ``ast.Module`` whose body holds only the nodes
 ``sites.scan`` reads (imports, assignments of dotted chains, string statements,
