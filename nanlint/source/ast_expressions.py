@@ -46,6 +46,26 @@ def _precedence(node) -> int:
     return _PRECEDENCE.get(kind, ATOM)
 
 
+# CPython's node type -> the method that builds it. Kept as plain functions, called with the
+# builder: a table of bound methods in the builder would be a reference cycle, which the
+# collector never frees once ``walk.building`` has frozen it (a leak per file converted).
+_EXPRESSIONS = (
+    (ast.Name, "name"), (ast.Attribute, "attribute"), (ast.Call, "call"), (ast.Constant, "constant"),
+    (ast.BinOp, "binop"), (ast.UnaryOp, "unaryop"), (ast.BoolOp, "boolop"), (ast.Compare, "compare"),
+    (ast.Subscript, "subscript"), (ast.Tuple, "tuple"), (ast.List, "list"), (ast.Set, "set"), (ast.Dict, "dict"),
+    (ast.IfExp, "ifexp"), (ast.Lambda, "lambda_"), (ast.ListComp, "listcomp"), (ast.SetComp, "setcomp"),
+    (ast.GeneratorExp, "genexp"), (ast.DictComp, "dictcomp"), (ast.Starred, "starred"),
+    (ast.NamedExpr, "namedexpr"), (ast.Await, "await_"), (ast.Yield, "yield_"), (ast.YieldFrom, "yieldfrom"),
+    (ast.JoinedStr, "joinedstr"), (ast.Slice, "slice_"),
+)
+
+
+@functools.lru_cache(maxsize=None)
+def methods(cls: type, table: tuple) -> dict:
+    """``{node type: cls's function of that name}`` for a table of (type, method name)."""
+    return {kind: getattr(cls, name) for kind, name in table}
+
+
 class Expressions:
     """Builds expressions; :class:`nanlint.source.from_ast.Converter` adds the statements."""
 
@@ -57,17 +77,7 @@ class Expressions:
         # operators carry only formatting: one instance of each serves the whole module
         self._plain = {kind: getattr(cst, name)() for kind, name in {**_BINOPS, **_UNARY, **_COMPARE}.items()}
         self._augmented = {kind: getattr(cst, name + "Assign")() for kind, name in _BINOPS.items()}
-        self._expr = {
-            ast.Name: self.name, ast.Attribute: self.attribute, ast.Call: self.call,
-            ast.Constant: self.constant, ast.BinOp: self.binop, ast.UnaryOp: self.unaryop,
-            ast.BoolOp: self.boolop, ast.Compare: self.compare, ast.Subscript: self.subscript,
-            ast.Tuple: self.tuple, ast.List: self.list, ast.Set: self.set, ast.Dict: self.dict,
-            ast.IfExp: self.ifexp, ast.Lambda: self.lambda_, ast.ListComp: self.listcomp,
-            ast.SetComp: self.setcomp, ast.GeneratorExp: self.genexp, ast.DictComp: self.dictcomp,
-            ast.Starred: self.starred, ast.NamedExpr: self.namedexpr, ast.Await: self.await_,
-            ast.Yield: self.yield_, ast.YieldFrom: self.yieldfrom, ast.JoinedStr: self.joinedstr,
-            ast.Slice: self.slice_,
-        }
+        self._expr = methods(type(self), _EXPRESSIONS)
 
     # --- bookkeeping -------------------------------------------------------------
     def at(self, made, node):
@@ -101,7 +111,7 @@ class Expressions:
     # --- expressions -------------------------------------------------------------
     def e(self, node):
         try:
-            made = self._expr[type(node)](node)
+            made = self._expr[type(node)](self, node)
         except KeyError:
             raise Unsupported(type(node).__name__) from None
         return self.at(made, node)

@@ -25,7 +25,7 @@ import ast
 
 import libcst as cst
 
-from nanlint.source.ast_expressions import ATOM, NAMED, TEST, YIELD, Expressions, Unsupported, formatting
+from nanlint.source.ast_expressions import ATOM, NAMED, TEST, YIELD, Expressions, Unsupported, formatting, methods
 from nanlint.source.codegen import _ranges
 from nanlint.source.walk import building
 
@@ -62,31 +62,33 @@ class Spans:
         return made
 
 
+# CPython's statement type -> the Converter method that builds it (plain functions: see
+# ast_expressions._EXPRESSIONS)
+_STATEMENTS = (
+    (ast.Expr, "expr_stmt"), (ast.Assign, "assign"), (ast.AugAssign, "augassign"), (ast.AnnAssign, "annassign"),
+    (ast.Return, "return_"), (ast.Pass, "pass_"), (ast.Break, "break_"), (ast.Continue, "continue_"),
+    (ast.Delete, "delete"), (ast.Global, "global_"), (ast.Nonlocal, "nonlocal_"), (ast.Import, "import_"),
+    (ast.ImportFrom, "importfrom"), (ast.Raise, "raise_"), (ast.Assert, "assert_"),
+    (ast.FunctionDef, "functiondef"), (ast.AsyncFunctionDef, "functiondef"), (ast.ClassDef, "classdef"),
+    (ast.If, "if_"), (ast.For, "for_"), (ast.AsyncFor, "for_"), (ast.While, "while_"), (ast.With, "with_"),
+    (ast.AsyncWith, "with_"), (ast.Try, "try_"),
+    *(((ast.TryStar, "try_"),) if hasattr(ast, "TryStar") else ()),
+    *(((ast.Match, "match"),) if hasattr(ast, "Match") else ()),
+)
+
+
 class Converter(Expressions):
     """Builds the statements, and the module."""
 
     def __init__(self, text: str) -> None:
         super().__init__(text)
-        self._stmt = {
-            ast.Expr: self.expr_stmt, ast.Assign: self.assign, ast.AugAssign: self.augassign,
-            ast.AnnAssign: self.annassign, ast.Return: self.return_, ast.Pass: self.simple("Pass"),
-            ast.Break: self.simple("Break"), ast.Continue: self.simple("Continue"), ast.Delete: self.delete,
-            ast.Global: self.global_, ast.Nonlocal: self.nonlocal_, ast.Import: self.import_,
-            ast.ImportFrom: self.importfrom, ast.Raise: self.raise_, ast.Assert: self.assert_,
-            ast.FunctionDef: self.functiondef, ast.AsyncFunctionDef: self.functiondef,
-            ast.ClassDef: self.classdef, ast.If: self.if_, ast.For: self.for_, ast.AsyncFor: self.for_,
-            ast.While: self.while_, ast.With: self.with_, ast.AsyncWith: self.with_, ast.Try: self.try_,
-        }
-        if hasattr(ast, "TryStar"):
-            self._stmt[ast.TryStar] = self.try_
-        if hasattr(ast, "Match"):
-            self._stmt[ast.Match] = self.match
+        self._stmt = methods(type(self), _STATEMENTS)
 
     # --- statements --------------------------------------------------------------
     def s(self, node):
         """A statement: a compound one, or a small one on a line of its own."""
         try:
-            made = self._stmt[type(node)](node)
+            made = self._stmt[type(node)](self, node)
         except KeyError:
             raise Unsupported(type(node).__name__) from None
         self.at(made, node)
@@ -97,8 +99,14 @@ class Converter(Expressions):
     def block(self, body):
         return cst.IndentedBlock([self.s(st) for st in body])
 
-    def simple(self, name):
-        return lambda node: getattr(cst, name)()
+    def pass_(self, node):
+        return cst.Pass()
+
+    def break_(self, node):
+        return cst.Break()
+
+    def continue_(self, node):
+        return cst.Continue()
 
     def expr_stmt(self, node):
         return cst.Expr(self.p(node.value, YIELD))
