@@ -81,10 +81,6 @@ def binop(expr, *operators) -> cst.BinaryOperation | None:
     return None
 
 
-def literal_exponent(expr) -> float | None:
-    return number(expr)
-
-
 def divisions(ctx: RuleContext) -> Iterator[tuple[cst.CSTNode, Scope, cst.BaseExpression, cst.BaseExpression]]:
     """Every division ``num / den`` (operator or divide op): (node, scope, num, den)."""
     for node, scope in ctx.index.binops:

@@ -7,7 +7,6 @@ from nanlint.vocabulary import limits
 from nanlint.vocabulary.ops import Framework
 
 _KEY = {"torch": "torch", "tensorflow": "tensorflow", "keras": "tensorflow", "jax": "jax"}
-_SHOWN = {"torch": "torch", "tensorflow": "TensorFlow", "jax": "JAX"}
 
 
 def key(framework: Framework | str | None) -> str:
@@ -22,14 +21,3 @@ def value(table: dict, framework: Framework | str | None, dtype: str = limits.FL
 def shown(table: dict, framework: Framework | str | None, dtype: str = limits.FLOAT32, sign: int = 1) -> str:
     """``~88.7`` (``~-88.7`` with ``sign=-1``): the threshold in ``framework``, as measured."""
     return f"~{sign * value(table, framework, dtype):g}"
-
-
-def per_framework(table: dict, dtype: str = limits.FLOAT32, sign: int = 1) -> str:
-    """``~104 in torch, ~87.3 in TensorFlow and JAX``: the threshold in each framework,
-    for a message whose framework is not known."""
-    groups: dict[float, list[str]] = {}
-    for fw in limits.FRAMEWORKS:
-        groups.setdefault(table[fw][dtype], []).append(_SHOWN[fw])
-    if len(groups) == 1:
-        return f"~{sign * next(iter(groups)):g}"
-    return ", ".join(f"~{sign * v:g} in {' and '.join(names)}" for v, names in groups.items())
