@@ -30,21 +30,21 @@ _DEP_OPS: dict[tuple, frozenset[str]] = {}  # ops of imported project modules, p
 class SiteFilter:
     def __init__(self, rules: Sequence[Rule], settings: dict) -> None:
         self.settings = settings
-        self._site_rules = list(rules)
+        self.rules = list(rules)
         # every op and site key some rule's triggers name; None: a rule may report anywhere
-        self.wanted = None if any(r.triggers is None for r in self._site_rules) else \
-            frozenset(k for r in self._site_rules for group in r.triggers  # type: ignore[union-attr]
+        self.wanted = None if any(r.triggers is None for r in self.rules) else \
+            frozenset(k for r in self.rules for group in r.triggers  # type: ignore[union-attr]
                       for k in with_implying(group))
 
     def cannot_report(self, checked: Checked, path: str | None = None) -> bool:
         """True when no enabled rule can report in a source (whose :func:`precheck` is
         ``checked``): it lacks some group of every rule's triggers (:mod:`nanlint.semantic.sites`),
         counting the ops of the project modules it imports (a value may come from them),
-        so it need not be parsed with libcst."""
+        so the rules need not run on it."""
 
         if checked.tree is None or self.wanted is None:
             return False
-        rules = [r for r in self._site_rules if r.wanted(checked.text)]  # as run_rules skips them
+        rules = [r for r in self.rules if r.wanted(checked.text)]  # as run_rules skips them
         if not rules:
             return True
         deps: list[tuple[Path, frozenset[str]]] = []  # imported project modules, the ops their names spell
@@ -100,7 +100,7 @@ class SiteFilter:
         no statement of a large file (a relu chain with no division is no NAN108's)."""
         present = sites.scan(None, text, self.wanted, lambda p: False) | \
             ({sites.SLASH} if "/" in text else set()) | ({sites.POW_HALF, sites.NEG_POW} if "**" in text else set())
-        return [r for r in self._site_rules if r.wanted(text) and r.can_report(present | VALUE_SOURCES)]
+        return [r for r in self.rules if r.wanted(text) and r.can_report(present | VALUE_SOURCES)]
 
     def _dep_ops(self, dep: Path, exact: bool) -> frozenset[str]:
         """The value-source ops an imported project module can hold: read from its tree

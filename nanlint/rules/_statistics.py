@@ -16,13 +16,14 @@ from nanlint.semantic.reach import Resolved
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import normalized
 
-# ``n`` of ``n - 1`` as _count reads it: a name like a count, a length, a shape
-_COUNT = re.compile(r"^(n|k|num|count|length|size|total|(num|n|len)_\w+|\w+_(num|count|len|length|size|steps|samples))$",
-                    re.IGNORECASE)
+# ``n`` of ``n - 1``: a name like a count, a length, a shape. _count reads it in any case;
+# may_hold's text check in lower case, as the gate it came from did
+_COUNT_NAMES = r"n|k|num|count|length|size|total|(?:num|n|len)_\w+|\w+_(?:num|count|len|length|size|steps|samples)"
+_COUNT = re.compile(rf"^(?:{_COUNT_NAMES})$", re.IGNORECASE)
+_COUNT_WORD = re.compile(_COUNT_NAMES)
 _SHAPE_METHODS = frozenset({"size", "numel", "nelement", "dim"})
 _STAT_WORD = re.compile(r"\b(?:std|var|reduce_std|reduce_variance|variance)\b")
 _MINUS_ONE = re.compile(r"-\s*1(?![\d.\w])")
-_COUNT_WORD = re.compile(r"n|k|num|count|length|size|total|(?:num|n|len)_\w+|\w+_(?:num|count|len|length|size|steps|samples)")
 
 
 def may_hold(text: str) -> bool:

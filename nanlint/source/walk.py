@@ -199,7 +199,9 @@ def building():
     validated.  The cyclic collector is paused too: a tree is hundreds of thousands of new
     objects, none of them garbage yet, which it would otherwise scan again and again (half
     the conversion's time).  With :data:`FREEZE_TREES`, the finished tree moves to the
-    collector's permanent generation, so the rules' own garbage does not rescan it."""
+    collector's permanent generation, so the rules' own garbage does not rescan it: so does
+    everything else alive then, so the builder must leave no reference cycle behind (one
+    frozen is never freed; ``tests/test_from_ast.py`` checks the conversion's)."""
     from libcst._nodes import base
 
     original = base.CSTNode.__dict__.get("__post_init__")
