@@ -5,6 +5,7 @@ and positions. Reporting and fix spelling are the rule context's
 
 from __future__ import annotations
 
+import heapq
 from typing import Iterator
 
 import libcst as cst
@@ -46,8 +47,7 @@ class FileContext:
         self._methods = tuple(fw for fw in fw_registry.method_frameworks()
                               if any(root in self.index.imported_roots for root in fw.roots))
         self._op_cache: dict[int, OpCall | None] = {}
-        self._by_op: dict[str, list[OpCall]] | None = None  # op -> its calls, in order (calls())
-        self._call_order: dict[int, int] | None = None  # id(call node) -> its place in the file
+        self._by_op: dict[str, list[tuple[int, OpCall]]] | None = None  # op -> (place, call), in order (calls())
         self._following_returns: set[int] = set()  # functions whose returns op_of is inside
         # a large file parsed reduced (nanlint.source.large): line in ``module`` - 1 -> line in the file
         self.rows: list[int] | None = rows
@@ -88,23 +88,16 @@ class FileContext:
         by_op = self._by_op
         if by_op is None:  # each call resolved once, then grouped: the rules ask ~40 times a file
             by_op = self._by_op = {}
-            for node, scope in self.index.calls:
+            for i, (node, scope) in enumerate(self.index.calls):
                 call = self.op_call(node, scope)
                 if call is not None:
-                    by_op.setdefault(call.op, []).append(call)
-        if not ops:
-            wanted = [c for group in by_op.values() for c in group]
-        elif len(ops) == 1:
-            yield from by_op.get(ops[0], ())
-            return
+                    by_op.setdefault(call.op, []).append((i, call))
+        if len(ops) == 1:
+            groups = [by_op.get(ops[0], ())]
         else:
-            wanted = [c for op in set(ops) for c in by_op.get(op, ())]
-        if wanted:
-            order = self._call_order
-            if order is None:
-                order = self._call_order = {id(node): i for i, (node, _) in enumerate(self.index.calls)}
-            wanted.sort(key=lambda c: order[id(c.node)])
-        yield from wanted
+            groups = list(by_op.values()) if not ops else [by_op[op] for op in set(ops) if op in by_op]
+        for _, call in heapq.merge(*groups):  # each group in the file's order: merged by place
+            yield call
 
     def op_call(self, node: cst.CSTNode, scope: Scope) -> OpCall | None:
         if not isinstance(node, cst.Call):
