@@ -70,6 +70,10 @@ class FileContext:
         return self._text
 
     def code(self, node: cst.CSTNode) -> str:
+        """``node``'s code as written (a converted module's nodes hold libcst's default
+        formatting: their code is read from the source, :meth:`Spans.code`)."""
+        if self._spans is not None:
+            return self.positions.code(node)  # type: ignore[union-attr]
         return code_of(self.module, node)
 
     def short(self, node: cst.CSTNode, width: int = 40) -> str:
@@ -304,7 +308,7 @@ class FileContext:
         (:mod:`nanlint.source.positions`), not for the whole module."""
         pos = getattr(self, "_positions", None)
         if pos is None and self._spans is not None:
-            pos = self._positions = Spans(self._spans, self.parent)
+            pos = self._positions = Spans(self._spans, self.parent, self.text)
         if pos is None:
             pos = self._positions = Positions(self.module, self.text, self.parent,
                                               self._tree.body if self._tree is not None else None)

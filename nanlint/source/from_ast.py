@@ -26,7 +26,8 @@ import ast
 import libcst as cst
 
 from nanlint.source.ast_expressions import ATOM, NAMED, TEST, YIELD, Expressions, Unsupported, formatting, methods
-from nanlint.source.codegen import _ranges
+from nanlint.source import quoting
+from nanlint.source.codegen import _ranges, code_of
 from nanlint.source.walk import building
 
 __all__ = ["Unsupported", "Spans", "convert"]
@@ -35,12 +36,16 @@ __all__ = ["Unsupported", "Spans", "convert"]
 class Spans:
     """``node -> CodeRange`` for a converted module: the span of the CPython node each
     libcst node was made from (lines 1-based, columns 0-based UTF-8 bytes, as CPython's);
-    a node made without one (an operator, a block) takes its nearest ancestor's."""
+    a node made without one (an operator, a block) takes its nearest ancestor's.
+    ``chars`` and ``code`` answer as libcst's parse of ``text`` would: a node's place in
+    characters, and its code as written (:mod:`nanlint.source.quoting`)."""
 
-    def __init__(self, spans: dict[int, tuple[int, int, int, int]], parent) -> None:
+    def __init__(self, spans: dict[int, tuple[int, int, int, int]], parent, text: str | None = None) -> None:
         self._spans = spans
         self._parent = parent
         self._made: dict[int, object] = {}
+        self._source = text
+        self._text: quoting.Text | None = None
 
     def _find(self, node):
         n = node
@@ -60,6 +65,94 @@ class Spans:
             position, code_range = _ranges()
             made = self._made[id(node)] = code_range(position(span[0], span[1]), position(span[2], span[3]))
         return made
+
+    # --- as the user wrote it --------------------------------------------------------
+    @property
+    def text(self) -> quoting.Text:
+        if self._text is None:
+            if self._source is None:
+                raise ValueError("Spans made without the source text")
+            self._text = quoting.Text(self._source)
+        return self._text
+
+    def chars(self, node) -> tuple[tuple[int, int], tuple[int, int]]:
+        """``node``'s start and end as (line, character column), libcst's syntactic
+        position: without the node's own parentheses, which CPython gives a generator
+        expression (or a call's, to its only argument), and with those of a positional
+        argument's value, which libcst's argument holds."""
+        span = self._find(node)
+        if span is None:
+            raise KeyError(node)
+        text = self.text
+        start, end = (span[0], text.column(span[0], span[1])), (span[2], text.column(span[2], span[3]))
+        positional = isinstance(node, cst.Arg) and node.keyword is None and not node.star
+        if isinstance(node, cst.GeneratorExp) or positional and isinstance(node.value, cst.GeneratorExp) \
+                and self._sole_argument(node.value):
+            first = self._tokens_from(node)
+            if first is not None:
+                start, end = text.inside_parens(start, end, first)
+        elif isinstance(node, cst.Tuple) and node.lpar:  # CPython's span holds its parentheses
+            first = self._tokens_from(node)
+            if first is not None and text.line(start[0])[start[1]:start[1] + 1] == "(":
+                start, end = text.inside_parens(start, end, first)
+        elif positional and hasattr(node.value, "lpar"):
+            first = self._tokens_from(node)
+            if first is not None:
+                start, end = text.own_parens(start, end, first, self._sole_argument(node.value))
+        return start, end
+
+    def code(self, node) -> str:
+        """``node``'s code as libcst's ``code_for_node`` gives it in libcst's parse of the
+        source: as written, with its own parentheses, continuation lines less the block's
+        indentation."""
+        if id(node) not in self._spans:  # a node a rule made, or one CPython has none for
+            return code_of(cst.Module([]), node)  # libcst's default formatting, as before
+        start, end = self.chars(node)
+        text = self.text
+        if isinstance(node, cst.Name) and text.between(start, end) != node.value:
+            return node.value  # an attribute's, a def's, a keyword's name: it has its parent's span
+        first = self._tokens_from(node)
+        if first is None:  # in an f-string: as written, no more
+            return text.between(start, end)
+        if isinstance(node, cst.Arg):  # an argument's code runs through its comma, to the next token
+            end = text.next_token(end, first)
+        elif hasattr(node, "lpar") and not self._a_name_only(node):
+            start, end = text.own_parens(start, end, first, self._sole_argument(node))
+        return text.code(start, end, text.indent(first[0]), first)
+
+    def _a_name_only(self, node) -> bool:
+        """A name written between its parent's parentheses, never its own: a parameter's
+        (``def f(self)``), an import's (``from m import (a)``)."""
+        parent = self._parent(node)
+        return isinstance(parent, cst.ImportAlias) or isinstance(parent, cst.Param) and parent.name is node
+
+    def _tokens_from(self, node) -> tuple[int, int] | None:
+        """Where the tokens around ``node`` can be read from (line, character column): the
+        start of the statement holding it (a small one, or a compound one's header), or of
+        the decorator it is in (a ``def``'s span begins after its decorators); None inside
+        an f-string (one token to CPython's tokenizer before 3.12) or outside statements."""
+        n = node
+        while n is not None:
+            if isinstance(n, cst.FormattedString) and n is not node:
+                return None
+            if isinstance(n, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.Decorator)):
+                span = self._spans.get(id(n))
+                return None if span is None else (span[0], self.text.column(span[0], span[1]))
+            n = self._parent(n)
+        return None
+
+    def _sole_argument(self, node) -> bool:
+        """Whether ``node`` is written right inside its parent's parentheses: the only
+        argument of a call, the only base of a class."""
+        arg = self._parent(node)
+        if not isinstance(arg, cst.Arg) or arg.keyword is not None or arg.star:
+            return False
+        owner = self._parent(arg)
+        if isinstance(owner, cst.Call):
+            return len(owner.args) == 1
+        if isinstance(owner, cst.ClassDef):
+            return len(owner.bases) + len(owner.keywords) == 1
+        return False
 
 
 # CPython's statement type -> the Converter method that builds it (plain functions: see
