@@ -179,7 +179,8 @@ def check(paths, fix, unsafe_fixes, may, diff, select, extend_select, ignore, ex
         select=_split(select) if select is not None else None, extend_select=_split(extend_select),
         ignore=_split(ignore), exclude=_split(exclude) if exclude is not None else None,
         extend_exclude=_split(extend_exclude), unsafe_fixes=unsafe_fixes, may=may, force_exclude=force_exclude,
-        config_file=config_file, isolated=isolated)
+        config_file=config_file, isolated=isolated,
+        edits=bool(fix or diff) or report.shows_edits(fmt, statistics))
     try:
         project = project_mod.resolve([stdin_filename] if stdin and stdin_filename else [] if stdin else paths,
                                       options)

@@ -37,13 +37,16 @@ class Finding:
     snippet: str = ""  # the flagged source text (baseline fingerprints)
     cell: int | None = None  # notebooks: the cell number (rows are then within the cell)
     may: bool = False  # on weak evidence: reported only with the may tier (``--may``)
+    # the fix has edits this run did not build (a check whose report shows none: the file
+    # was not parsed with libcst, whose rewrite they are)
+    edits_omitted: bool = False
 
     @property
     def noqa_row(self) -> int:
         return self.start[0]
 
     def fixable(self, unsafe: bool) -> bool:
-        return bool(self.edits) and allowed(self.fix_applicability or "", unsafe)
+        return (bool(self.edits) or self.edits_omitted) and allowed(self.fix_applicability or "", unsafe)
 
     def sort_key(self):
         return (self.path, self.cell or 0, self.start, self.code)

@@ -44,6 +44,9 @@ class Linter:
         self.settings = settings or {}
         self.check_parse = any(r.code == PARSE_ERROR[0] for r in self.rules)
         self.judges_noqa = any(r.judges_noqa for r in self.rules)
+        # whether findings carry their fixes' edits: libcst's rewrite, so libcst parses every
+        # file with a finding; off for a check whose report shows no edit (``Linter.on_tree``)
+        self.edits = self.settings.get("edits", True)
         # the opt-in rules not run that a text check can say apply (their ``needs``): named once
         # in the summary; the may tier's rules are --may's, NAN002 is about directives
         self.not_run = [r for r in all_rules() if r not in self.rules and not r.default and not r.may_tier
@@ -68,6 +71,11 @@ class Linter:
         ``tree``: CPython's tree of ``text`` when the caller has one (positions read its lines)."""
         ctx = RuleContext(module, path, self.settings, self.rules, rows, text, tree)
         self._check(ctx, text)
+        return (ctx, *self._kept(ctx, text))
+
+    def _kept(self, ctx: RuleContext, text: str) -> tuple[list[RawFinding], int]:
+        """The findings no directive silences nor a wider one supersedes, and how many of
+        the may tier were dropped unjudged."""
         raw, hidden = ctx.findings, 0
         if not self.settings.get("may") and not self.judges_noqa:
             # not shown and no directive to judge: dropped before noqa, which would compute
@@ -75,7 +83,7 @@ class Linter:
             raw = [f for f in ctx.findings if not f.may]
             hidden = len(ctx.findings) - len(raw)
         raw = self._drop_superseded(ctx, raw)
-        return ctx, noqa_mod.apply(ctx, raw, self.rules, text), hidden
+        return noqa_mod.apply(ctx, raw, self.rules, text), hidden
 
     def _check(self, ctx: RuleContext, text: str) -> None:
         """Every enabled rule's ``check``; a rule that raises is noted in ``ctx.crashes``."""
@@ -97,23 +105,44 @@ class Linter:
     def finds_nothing(self, checked: Checked, path: str) -> bool:
         """True when the rules, run on the module :mod:`nanlint.source.from_ast` makes of the
         syntax check's tree, report nothing at all (no finding of any tier, before noqa, and
-        no rule crashed): then libcst need not parse the file.  The first finding ends the
-        run (:class:`nanlint.rules.context.Reported`): the rules after it need not run twice.
-        The rules read no comment, whitespace or parenthesis that such a module lacks; a file
-        whose directives NAN002 judges, or whose tree the conversion does not build, is not
-        asked."""
+        no rule crashed): then libcst need not parse the file."""
+        return self.on_tree(checked, path, first_only=True) == ([], 0)
+
+    def on_tree(self, checked: Checked, path: str, first_only: bool = False) -> tuple[list[Finding], int] | None:
+        """The file's findings (shown, and the number hidden) from the rules run on the
+        module :mod:`nanlint.source.from_ast` makes of the syntax check's tree, without
+        libcst's parse; None when libcst's tree must decide.  The rules read no comment,
+        whitespace or parenthesis of such a module, and a finding reads its place and the
+        code it quotes from the source (:class:`nanlint.source.from_ast.Spans`); but its
+        fix's edits are libcst's rewrite of the user's tree, and ``# noqa`` comments are
+        libcst's: a run that shows edits (``edits`` setting), or a file with a finding on
+        a line whose text holds a noqa, is libcst's, and so is a file whose directives NAN002
+        judges, whose tree the conversion does not build, or where a rule crashed.
+        ``first_only``: ([], 0) or None, the first finding ending the run
+        (:class:`nanlint.rules.context.Reported`)."""
         tree = checked.tree
         if tree is None or checked.rejected is not None or isinstance(tree, _chunks.Skeleton) \
                 or self.judges_noqa and "noqa" in checked.text:
-            return False
+            return None
+        first_only = first_only or self.edits
         try:
             module, spans = from_ast.convert(tree, checked.text)
             ctx = RuleContext(module, path, self.settings, self.rules, None, checked.text, tree, spans,
-                              first_only=True)
+                              first_only=first_only)
             self._check(ctx, checked.text)
         except (Reported, Exception):  # noqa: BLE001 - a finding, Unsupported, RecursionError: libcst's tree decides
-            return False
-        return not ctx.crashes
+            return None
+        if ctx.crashes:
+            return None
+        if not ctx.findings:
+            return [], 0
+        try:
+            if "noqa" in checked.text.lower() and self._directive_may_apply(ctx):
+                return None
+            raw, hidden = self.shown(*self._kept(ctx, checked.text))
+            return sorted((self._tree_finding(ctx, f) for f in raw), key=Finding.sort_key), hidden
+        except Exception:  # noqa: BLE001 - a node the source cannot place: libcst's tree decides
+            return None
 
     def shown(self, raw: list[RawFinding], hidden: int) -> tuple[list[RawFinding], int]:
         """The findings this run shows (and fixes), and how many on weak evidence it does not:
@@ -144,7 +173,9 @@ class Linter:
                 out.append(f)
         return out
 
-    def _to_finding(self, ctx: RuleContext, f: RawFinding) -> Finding:
+    def _to_finding(self, ctx: RuleContext, f: RawFinding, edits: bool = True) -> Finding:
+        """A finding of libcst's tree; ``edits``: with its fix's edits (else only whether it
+        has any, ``edits_omitted``: a check whose report shows none)."""
         r = ctx.positions[f.node]
         finding = Finding(f.code, f.name, f.message, ctx.path,
                           (r.start.line, r.start.column + 1), (r.end.line, r.end.column + 1),
@@ -152,6 +183,9 @@ class Linter:
         if f.fix is not None:
             finding.fix_applicability = f.fix.applicability
             finding.fix_message = f.fix.message
+            if not edits:
+                finding.edits_omitted = bool(f.fix.replacements or f.fix.imports)
+                return finding
             for old, new in f.fix.replacements:
                 p = ctx.positions[old]
                 content = fixes_mod.replacement_code(ctx.module, old, new, ctx.parent)
@@ -167,12 +201,31 @@ class Linter:
                 finding.edits.append(Edit(content, (row, 1), (row, 1)))
         return finding
 
+    @staticmethod
+    def _directive_may_apply(ctx: RuleContext) -> bool:
+        """Whether a ``# noqa`` may be on the line a finding starts on (the one line a
+        directive silences: :func:`nanlint.lint.noqa.apply`); its comments are libcst's."""
+        text = ctx.positions.text  # type: ignore[union-attr]
+        return any("noqa" in text.line(ctx.positions[f.node].start.line).lower() for f in ctx.findings)
+
+    def _tree_finding(self, ctx: RuleContext, f: RawFinding) -> Finding:
+        """:meth:`_to_finding` of a converted module's finding: the same place, snippet and
+        fix, read from the source; the fix's edits are not built (``edits_omitted``)."""
+        start, end = ctx.positions.chars(f.node)  # type: ignore[union-attr]
+        finding = Finding(f.code, f.name, f.message, ctx.path, (start[0], start[1] + 1), (end[0], end[1] + 1),
+                          snippet=ctx.code(f.node), may=f.may)
+        if f.fix is not None:
+            finding.fix_applicability = f.fix.applicability
+            finding.fix_message = f.fix.message
+            finding.edits_omitted = bool(f.fix.replacements or f.fix.imports)
+        return finding
+
     # --- public -----------------------------------------------------------------
     def lint_source(self, source: bytes, path: str, site_filter: bool = True,
                     checked: Checked | None = None) -> FileResult:
         """The findings of one file.  ``site_filter``: skip the libcst parse of a file
         where no rule can report (:meth:`cannot_report`), or where the rules find nothing
-        in CPython's tree (:meth:`finds_nothing`); off only to test that.
+        in CPython's tree, or decide its findings there (:meth:`on_tree`); off only to test that.
         ``checked``: the source's :func:`precheck`, when the caller has it."""
         if path.endswith(".ipynb"):
             try:
@@ -188,8 +241,11 @@ class Linter:
                 return result
             reduced = self._reduced(checked, source)
             pieces = reduced if isinstance(reduced, list) else [reduced] if reduced is not None else None
-            if pieces is None and site_filter and self.finds_nothing(checked, path):
-                return result  # nothing found on CPython's tree: libcst never parses the file
+            if pieces is None and site_filter:
+                found = self.on_tree(checked, path)
+                if found is not None:  # decided on CPython's tree: libcst never parses the file
+                    result.findings, result.hidden = found
+                    return result
             module = parse(source, checked) if pieces is None else None
         except Exception as exc:  # noqa: BLE001 - any parser failure is a finding
             return self._unparsable(result, exc, checked, source, path)
@@ -199,7 +255,7 @@ class Linter:
                 whole = checked.tree if not isinstance(checked.tree, _chunks.Skeleton) else None
                 ctx, raw, hidden = self.run_rules(module, source_text(module, source), path, tree=whole)
                 raw, result.hidden = self.shown(raw, hidden)
-                result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
+                result.findings = sorted((self._to_finding(ctx, f, self.edits) for f in raw), key=Finding.sort_key)
                 crashes = ctx.crashes
             else:
                 crashes = self._lint_pieces(pieces, path, result, checked.tree)
@@ -256,6 +312,9 @@ class Linter:
         result.findings.extend(f for _, f in seen.values())
         result.findings.sort(key=Finding.sort_key)
         result.reduced = True
+        if not self.edits:  # built to know which map into the file; not shown
+            for f in result.findings:
+                f.edits_omitted, f.edits = bool(f.edits), []
         return crashes
 
     def _unparsable(self, result: FileResult, exc: Exception, checked: Checked | None, source: bytes,

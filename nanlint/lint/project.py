@@ -30,6 +30,9 @@ class Options:
     force_exclude: bool | None = None
     config_file: Path | None = None
     isolated: bool = False
+    # whether findings carry their fixes' edits (a report that shows none spares libcst's
+    # parse of the files with findings: ``Linter.on_tree``)
+    edits: bool = True
 
 
 @dataclass
@@ -98,4 +101,6 @@ def resolve(paths: Sequence[Path], options: Options) -> Project:
     settings = {"frameworks": cfg.frameworks, "root": None if options.isolated else cfg.root, "src": cfg.src}
     if may:
         settings["may"] = True
+    if not options.edits:
+        settings["edits"] = False
     return Project(cfg, rules, unsafe, excludes, force, settings)

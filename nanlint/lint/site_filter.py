@@ -7,7 +7,7 @@ resolve to, counting the value sources of the project modules it imports (a valu
 come from them: their texts' names first, their trees only while those could decide).
 A file where no rule can report is done here.  What a rule asks beyond its ops (the
 shape of a call's arguments, where a value comes from) has no second implementation on
-CPython's tree: the rules themselves run on it next (``Linter.finds_nothing``).
+CPython's tree: the rules themselves run on it next (``Linter.on_tree``).
 """
 
 from __future__ import annotations

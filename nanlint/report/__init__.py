@@ -2,7 +2,9 @@
 
 The format name is the module name (``json_lines`` is ``--format json-lines``); modules
 whose name starts with ``_`` are helpers, not formats.  A format may also define
-``statistics(run) -> str`` for ``--statistics`` (the text table is the default)."""
+``statistics(run) -> str`` for ``--statistics`` (the text table is the default), and
+``EDITS = False`` when it shows no fix's edits (only whether a finding is fixable): a check
+in that format need not build them."""
 
 from __future__ import annotations
 
@@ -20,6 +22,11 @@ def formats() -> list[str]:
 
 def module(fmt: str):
     return importlib.import_module(f"{__name__}.{fmt.replace('-', '_')}")
+
+
+def shows_edits(fmt: str, statistics: bool = False) -> bool:
+    """Whether a report in ``fmt`` (its ``--statistics`` table) shows the edits of fixes."""
+    return not statistics and getattr(module(fmt), "EDITS", True)
 
 
 def render(fmt: str, run: Run) -> str:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from nanlint.report._run import Run
 
+EDITS = False  # shows whether a finding is fixable, never the edits (nanlint.report.shows_edits)
+
 
 def escape_data(text: str) -> str:
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

@@ -9,6 +9,8 @@ import json
 from nanlint.report._run import Run
 from nanlint.lint import baseline
 
+EDITS = False  # shows whether a finding is fixable, never the edits (nanlint.report.shows_edits)
+
 
 def render(run: Run) -> str:
     fps = baseline.fingerprints(run.findings, run.cwd)

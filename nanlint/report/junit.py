@@ -8,6 +8,8 @@ from xml.etree import ElementTree as ET
 
 from nanlint.report._run import Run
 
+EDITS = False  # shows whether a finding is fixable, never the edits (nanlint.report.shows_edits)
+
 
 def render(run: Run) -> str:
     by_file: dict[str, list] = {}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from nanlint.report._run import Run, fixes_text, statistics_rows
 
+EDITS = False  # shows whether a finding is fixable, never the edits (nanlint.report.shows_edits)
+
 BOLD, RED, CYAN, GREEN, DIM, RESET = "\x1b[1m", "\x1b[31m", "\x1b[36m", "\x1b[32m", "\x1b[2m", "\x1b[0m"
 
 

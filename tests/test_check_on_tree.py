@@ -1,0 +1,98 @@
+"""A check whose report shows no edit (``--format text``, ``github``, ``gitlab``, ``junit``,
+``--statistics``) takes its findings from the rules run on CPython's tree
+(``Linter.on_tree``): libcst never parses the file. Each finding must be the one libcst's
+parse gives: the same place (in characters), message, snippet (the baseline's
+fingerprint), fix applicability and message, and fixability; only the edits are left out."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from nanlint.cli import main
+from nanlint.lint import engine as engine_mod
+from nanlint.lint.engine import Linter
+from nanlint.rules.base import all_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("nanlint_snapshot_sources", ROOT / "scripts" / "snapshot.py")
+snapshot = importlib.util.module_from_spec(_spec)
+sys.modules["nanlint_snapshot_sources"] = snapshot
+_spec.loader.exec_module(snapshot)
+
+FIELDS = ("code", "name", "message", "path", "start", "end", "fix_applicability", "fix_message", "snippet", "may")
+
+
+def _rows(findings) -> list[tuple]:
+    return sorted(tuple(getattr(f, k) for k in FIELDS) + (f.fixable(False), f.fixable(True)) for f in findings)
+
+
+@pytest.fixture
+def parsed(monkeypatch) -> list:
+    """The sources libcst parses (the engine's parse, counted)."""
+    seen: list = []
+    real = engine_mod.parse
+    monkeypatch.setattr(engine_mod, "parse", lambda source, checked=None: seen.append(source) or real(source, checked))
+    return seen
+
+
+def test_pages_fixtures_and_examples_give_libcst_findings_without_libcst(parsed):
+    rules = all_rules()
+    compared = 0
+    for label, source, settings, codes in snapshot.sources():
+        chosen = [r for r in rules if codes is None or r.code in codes]
+        for may in (False, True):
+            given = dict(settings, may=True) if may else dict(settings)
+            expected = Linter(chosen, given).lint_source(source, "example.py")
+            del parsed[:]
+            got = Linter(chosen, dict(given, edits=False)).lint_source(source, "example.py")
+            assert _rows(got.findings) == _rows(expected.findings), label
+            assert (got.hidden, got.error) == (expected.hidden, expected.error), label
+            assert not any(f.edits for f in got.findings), label
+            if got.findings and not parsed:
+                compared += 1
+    assert compared > 200  # most cases with findings are decided on CPython's tree
+
+
+def test_the_check_parses_nothing_with_libcst_and_json_still_gets_the_edits(tmp_path, parsed):
+    from click.testing import CliRunner
+
+    f = tmp_path / "m.py"
+    f.write_text("import torch\n\ndef f(x):\n    return torch.log(torch.softmax(x, dim=-1))\n", encoding="utf-8")
+    runner = CliRunner()
+    text = runner.invoke(main, ["--isolated", "--no-cache", "-j", "1", str(f)])
+    assert "NAN101 [*]" in text.output and "1 fixable with --fix" in text.output
+    assert not parsed  # the finding and its fixability came from CPython's tree
+    out = runner.invoke(main, ["--isolated", "--no-cache", "-j", "1", "--format", "json", str(f)])
+    [finding] = json.loads(out.output)
+    assert finding["fix"]["edits"][0]["content"] == "torch.log_softmax(x, dim=-1)"
+    assert parsed  # edits are libcst's rewrite
+
+
+def test_a_noqa_on_a_finding_s_line_is_judged_on_libcst_tree(parsed):
+    linter = Linter([r for r in all_rules() if r.default], {"edits": False})
+    source = b"import torch\ny = torch.log(torch.softmax(x, -1))  # noqa: NAN101\nz = torch.log(torch.softmax(x, -1))\n"
+    found = linter.lint_source(source, "a.py")
+    assert [f.start[0] for f in found.findings] == [3] and parsed
+    del parsed[:]
+    elsewhere = b"import torch  # noqa: F401\nz = torch.log(torch.softmax(x, -1))\n"  # no directive on its line
+    assert [f.start[0] for f in linter.lint_source(elsewhere, "a.py").findings] == [2] and not parsed
+    silenced = b"# nanlint: noqa: NAN101\nimport torch\nz = torch.log(torch.softmax(x, -1))\n"  # a file directive
+    assert linter.lint_source(silenced, "a.py").findings == [] and not parsed
+
+
+def test_a_large_file_s_findings_are_as_fixable_without_their_edits():
+    """A large file's pieces are libcst's (their edits are moved to the file's lines, or not
+    carried): without edits, a finding is fixable exactly when its edits were carried."""
+    weights = "".join(f"    'layer{i}.weight': [{i % 7}.0, 0.5, -1.0],\n" for i in range(40_000))
+    head = "import torch\nimport torch.nn.functional as F\nWEIGHTS = {\n" + weights + "}\n"
+    source = (head + "def f(z):\n    p = F.softmax(z, -1)\n    return torch.log(p)\n").encode()
+    rules = [r for r in all_rules() if r.default]
+    expected = Linter(rules).lint_source(source, "weights.py")
+    got = Linter(rules, {"edits": False}).lint_source(source, "weights.py")
+    assert expected.reduced and got.reduced and expected.findings[0].edits
+    assert _rows(got.findings) == _rows(expected.findings) and not any(f.edits for f in got.findings)
