@@ -48,15 +48,23 @@ HANDWRITTEN = "handwritten"  # an activation written out (1 / (1 + exp(-z))): no
 
 class Origin:
     """One step that brought a value to its use, for messages: "`p` is assigned on line 3".
-    Its line and text are computed when a message needs them (positions cost a pass)."""
+    Its line and text are computed when a message needs them (positions cost a pass, and
+    quoting an argument, ``passed``, reads the source around it)."""
 
     def __init__(self, binding: Binding | None, name: str | None, verb: str = "is assigned on",
                  line: int | None = None, path: str | None = None, node: cst.CSTNode | None = None,
                  owner: "Model | None" = None, name_node: cst.CSTNode | None = None,
-                 name_owner: "Model | None" = None) -> None:
-        self.binding, self._name, self.verb, self._line, self.path = binding, name, verb, line, path
+                 name_owner: "Model | None" = None, passed: cst.CSTNode | None = None) -> None:
+        self.binding, self._name, self._verb, self._line, self.path = binding, name, verb, line, path
         self.node = node if node is not None else (binding.node if binding is not None else None)
         self.owner, self._name_node, self._name_owner = owner, name_node, name_owner or owner
+        self._passed = passed  # the argument a call site passes (verb: "is passed `arg` on")
+
+    @property
+    def verb(self) -> str:
+        if self._passed is not None:
+            self._verb, self._passed = f"is passed `{_short(self.owner, self._passed)}` on", None  # type: ignore[arg-type]
+        return self._verb
 
     @property
     def name(self) -> str:
@@ -240,8 +248,7 @@ class _Walk:
                 if arg is None:
                     self.emit(Resolved(cst.Name(name), fscope, origins, via | {PARAM}, None))
                     continue
-                step = Origin(None, name, f"is passed `{_short(ctx, arg)}` on", node=call, owner=ctx,
-                              path=self._path(ctx))
+                step = Origin(None, name, node=call, owner=ctx, path=self._path(ctx), passed=arg)
                 self.expand(ctx, arg, caller_scope, origins + [step], via | {PARAM}, frames, depth - 1)
         finally:
             self.active.discard(id(fscope))
