@@ -20,7 +20,7 @@ from typing import Iterable
 import libcst as cst
 
 from nanlint.semantic.resolve import Binding, Scope
-from nanlint.source.walk import child_fields
+from nanlint.source.walk import child_fields, is_node
 
 _DEAD = None  # no path reaches here (after return/raise/break/continue)
 _FAN = 64  # a large state is a two-level hash trie: _FAN nodes of _FAN leaves (dicts)
@@ -205,8 +205,8 @@ class ScopeFlow:
             for name in child_fields(kind):
                 value = getattr(n, name)
                 if type(value) is tuple or type(value) is list:
-                    stack.extend(c for c in value if isinstance(c, cst.CSTNode))
-                elif isinstance(value, cst.CSTNode):
+                    stack.extend(c for c in value if is_node(type(c)))
+                elif is_node(type(value)):
                     stack.append(value)
 
     def _header(self, stmt: cst.CSTNode) -> None:
@@ -288,7 +288,7 @@ class ScopeFlow:
         while stack:
             node = stack.pop()
             out = self._bind(out, node)
-            stack.extend(c for c in node.children if isinstance(c, cst.CSTNode))
+            stack.extend(c for c in node.children if is_node(type(c)))
         return out
 
     def _loop(self, stmt, env: Env | None) -> Env | None:

@@ -55,8 +55,9 @@ def child_fields(node_type: type) -> tuple[str, ...]:
 _NODE_TYPES: dict[type, bool] = {}
 
 
-def _is_node(kind: type) -> bool:
-    """``issubclass(kind, CSTNode)``, memoized (CSTNode is an ABC: isinstance is slow)."""
+def is_node(kind: type) -> bool:
+    """``issubclass(kind, CSTNode)``, memoized (CSTNode is an ABC: ``isinstance(x, CSTNode)``
+    runs its Python ``__instancecheck__``, millions of times a corpus)."""
     known = _NODE_TYPES.get(kind)
     if known is None:
         known = _NODE_TYPES[kind] = isinstance(kind, type) and issubclass(kind, cst.CSTNode)
@@ -86,9 +87,9 @@ class FastVisitor:
                 kind = type(value)
                 if kind is tuple or kind is list:
                     for child in value:
-                        if _is_node(type(child)):
+                        if is_node(type(child)):
                             walk(child)
-                elif _is_node(kind):
+                elif is_node(kind):
                     walk(value)
         if leave is not None:
             leave(self, node)
@@ -147,8 +148,8 @@ def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
         value = getattr(node, name)
         kind = type(value)
         if kind is tuple or kind is list:
-            out.extend(child for child in value if _is_node(type(child)))
-        elif _is_node(kind):
+            out.extend(child for child in value if is_node(type(child)))
+        elif is_node(kind):
             out.append(value)
     return out
 
@@ -171,10 +172,10 @@ def parents(root: cst.CSTNode, formatting: bool = True) -> dict[int, cst.CSTNode
             kind = type(value)
             if kind is tuple or kind is list:
                 for child in value:
-                    if _is_node(type(child)):
+                    if is_node(type(child)):
                         out[id(child)] = node
                         stack.append(child)
-            elif _is_node(kind):
+            elif is_node(kind):
                 out[id(value)] = node
                 stack.append(value)
     return out
