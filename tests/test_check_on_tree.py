@@ -73,16 +73,27 @@ def test_the_check_parses_nothing_with_libcst_and_json_still_gets_the_edits(tmp_
     assert parsed  # edits are libcst's rewrite
 
 
-def test_a_noqa_on_a_finding_s_line_is_judged_on_libcst_tree(parsed):
-    linter = Linter([r for r in all_rules() if r.default], {"edits": False})
-    source = b"import torch\ny = torch.log(torch.softmax(x, -1))  # noqa: NAN101\nz = torch.log(torch.softmax(x, -1))\n"
-    found = linter.lint_source(source, "a.py")
-    assert [f.start[0] for f in found.findings] == [3] and parsed
-    del parsed[:]
-    elsewhere = b"import torch  # noqa: F401\nz = torch.log(torch.softmax(x, -1))\n"  # no directive on its line
-    assert [f.start[0] for f in linter.lint_source(elsewhere, "a.py").findings] == [2] and not parsed
-    silenced = b"# nanlint: noqa: NAN101\nimport torch\nz = torch.log(torch.softmax(x, -1))\n"  # a file directive
-    assert linter.lint_source(silenced, "a.py").findings == [] and not parsed
+def test_a_noqa_is_read_from_the_tokens_of_the_finding_s_statement(parsed):
+    """The converted module holds no comment: a directive on a finding's line is read from
+    its statement's tokens, as libcst's comment would be (a ``# noqa`` in a string is none)."""
+    rules = [r for r in all_rules() if r.default]
+    cases = [
+        b"import torch\ny = torch.log(torch.softmax(x, -1))  # noqa: NAN101\nz = torch.log(torch.softmax(x, -1))\n",
+        b"import torch  # noqa: F401\nz = torch.log(torch.softmax(x, -1))\n",  # no directive on its line
+        b"# nanlint: noqa: NAN101\nimport torch\nz = torch.log(torch.softmax(x, -1))\n",  # a file directive
+        b"import torch\nz = f('# noqa', torch.log(torch.softmax(x, -1)))\n",  # text in a string
+        b"import torch\nz = f(1,\n      torch.log(torch.softmax(x, -1)),  # noqa: NAN101\n      2)\n",
+        b"import torch\nz = f(1,\n      torch.log(torch.softmax(x, -1)),  # noqa: NAN999\n      2)\n",
+        b"import torch\nz = torch.log(torch.softmax(x, -1))  # NOQA\n",
+    ]
+    for source in cases:
+        expected = Linter(rules).lint_source(source, "a.py")
+        del parsed[:]
+        got = Linter(rules, {"edits": False}).lint_source(source, "a.py")
+        assert _rows(got.findings) == _rows(expected.findings), source
+        assert not parsed, source
+    silenced = [Linter(rules, {"edits": False}).lint_source(c, "a.py").findings for c in cases]
+    assert [len(f) for f in silenced] == [1, 1, 0, 1, 0, 1, 0]
 
 
 def test_a_large_file_s_findings_are_as_fixable_without_their_edits():

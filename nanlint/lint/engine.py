@@ -114,10 +114,10 @@ class Linter:
         libcst's parse; None when libcst's tree must decide.  The rules read no comment,
         whitespace or parenthesis of such a module, and a finding reads its place and the
         code it quotes from the source (:class:`nanlint.source.from_ast.Spans`); but its
-        fix's edits are libcst's rewrite of the user's tree, and ``# noqa`` comments are
-        libcst's: a run that shows edits (``edits`` setting), or a file with a finding on
-        a line whose text holds a noqa, is libcst's, and so is a file whose directives NAN002
-        judges, whose tree the conversion does not build, or where a rule crashed.
+        fix's edits are libcst's rewrite of the user's tree: a run that shows edits
+        (``edits`` setting) is libcst's, and so is a file whose directives NAN002 judges,
+        whose tree the conversion does not build, or where a rule crashed.  ``# noqa`` on a
+        finding's line is read from the statement's tokens (:func:`nanlint.lint.noqa.apply`).
         ``first_only``: ([], 0) or None, the first finding ending the run
         (:class:`nanlint.rules.context.Reported`)."""
         tree = checked.tree
@@ -137,11 +137,9 @@ class Linter:
         if not ctx.findings:
             return [], 0
         try:
-            if "noqa" in checked.text.lower() and self._directive_may_apply(ctx):
-                return None
             raw, hidden = self.shown(*self._kept(ctx, checked.text))
             return sorted((self._tree_finding(ctx, f) for f in raw), key=Finding.sort_key), hidden
-        except Exception:  # noqa: BLE001 - a node the source cannot place: libcst's tree decides
+        except Exception:  # noqa: BLE001 - a node or comment the source cannot place: libcst's tree decides
             return None
 
     def shown(self, raw: list[RawFinding], hidden: int) -> tuple[list[RawFinding], int]:
@@ -200,13 +198,6 @@ class Linter:
                 content = "".join(code_of(ctx.module, i.statement()) for i in f.fix.imports)
                 finding.edits.append(Edit(content, (row, 1), (row, 1)))
         return finding
-
-    @staticmethod
-    def _directive_may_apply(ctx: RuleContext) -> bool:
-        """Whether a ``# noqa`` may be on the line a finding starts on (the one line a
-        directive silences: :func:`nanlint.lint.noqa.apply`); its comments are libcst's."""
-        text = ctx.positions.text  # type: ignore[union-attr]
-        return any("noqa" in text.line(ctx.positions[f.node].start.line).lower() for f in ctx.findings)
 
     def _tree_finding(self, ctx: RuleContext, f: RawFinding) -> Finding:
         """:meth:`_to_finding` of a converted module's finding: the same place, snippet and

@@ -20,7 +20,7 @@ from typing import Sequence
 
 from nanlint.rules.base import Rule
 from nanlint.rules.context import RawFinding, RuleContext
-from nanlint.source.noqa import ALL, NOQA, directives, file_directive, matches
+from nanlint.source.noqa import ALL, NOQA, directives, file_directive, line_directive, matches
 from nanlint.lint.writer import read, write_atomic
 from nanlint.lint import notebook
 
@@ -37,7 +37,7 @@ def apply(ctx: RuleContext, raw: Sequence[RawFinding], rules: Sequence[Rule], te
         hooks = [r for r in hooks if not matches(file_codes, r.code, r.name)]
     if "noqa" not in text.lower() or (not raw and not hooks):
         return list(raw)
-    found = directives(ctx.module, ctx.positions)
+    found = _directives(ctx, raw) if not hooks else directives(ctx.module, ctx.positions)
     kept = []
     for f in raw:
         d = found.get(ctx.positions[f.node].start.line)
@@ -56,6 +56,30 @@ def apply(ctx: RuleContext, raw: Sequence[RawFinding], rules: Sequence[Rule], te
             if d is None or d.suppresses(f.code, f.name) is None:
                 kept.append(f)
     return kept
+
+
+def _directives(ctx: RuleContext, raw: Sequence[RawFinding]) -> dict:
+    """The directives on the lines the findings start on: libcst's comments, or on a module
+    made from CPython's tree (which holds none), the comments its tokens give
+    (:meth:`nanlint.source.from_ast.Spans.comment_on`); raises :class:`Unknown` where they
+    cannot be read (inside an f-string)."""
+    comment_on = getattr(ctx.positions, "comment_on", None)
+    if comment_on is None:
+        return directives(ctx.module, ctx.positions)
+    out = {}
+    for f in raw:
+        row = ctx.positions[f.node].start.line
+        if row in out:
+            continue
+        known, text = comment_on(f.node)
+        if not known:
+            raise Unknown(row)
+        out[row] = line_directive(row, text) if text else None
+    return {row: d for row, d in out.items() if d is not None}
+
+
+class Unknown(Exception):
+    """A line whose comment tokens cannot give: libcst's tree decides."""
 
 
 # --- --add-noqa ----------------------------------------------------------------------------

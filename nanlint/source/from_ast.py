@@ -120,6 +120,15 @@ class Spans:
             start, end = text.own_parens(start, end, first, self._sole_argument(node))
         return text.code(start, end, text.indent(first[0]), first)
 
+    def comment_on(self, node) -> tuple[bool, str | None]:
+        """(known, the comment on the line ``node`` starts on): read from the tokens of the
+        statement holding it (a converted module holds no comment); not known inside an
+        f-string."""
+        first = self._tokens_from(node)
+        if first is None:
+            return False, None
+        return True, self.text.comment(self.chars(node)[0][0], first)
+
     def _a_name_only(self, node) -> bool:
         """A name written between its parent's parentheses, never its own: a parameter's
         (``def f(self)``), an import's (``from m import (a)``)."""

@@ -60,8 +60,8 @@ def matches(codes: Iterable[str], code: str, name: str) -> bool:
 @dataclass(eq=False)
 class Directive:
     row: int
-    comment: cst.Comment
-    parent: cst.CSTNode  # the TrailingWhitespace or EmptyLine holding the comment
+    comment: cst.Comment | None  # None: read from tokens (a module made from CPython's tree)
+    parent: cst.CSTNode | None  # the TrailingWhitespace or EmptyLine holding the comment
     codes: list[str] | None  # None: blanket; else the codes as written
     span: tuple[int, int]  # the ``# noqa...`` part within comment.value
     used: set[str] = field(default_factory=set)  # upper-case codes that suppressed a finding
@@ -95,11 +95,20 @@ def directives(module: cst.Module, positions) -> dict[int, Directive]:
             stack.extend(child_nodes(node))
     out: dict[int, Directive] = {}
     for row, comment, parent in sorted(((positions[c].start.line, c, p) for c, p in found), key=lambda t: t[0]):
-        m = NOQA.search(comment.value)
-        if m is None or _FILE.match(comment.value):
-            continue
-        codes = None
-        if m.group("codes"):
-            codes = [c for c in re.split(r"[\s,]+", m.group("codes")) if c]
-        out[row] = Directive(row, comment, parent, codes, m.span())
+        d = line_directive(row, comment.value, comment, parent)
+        if d is not None:
+            out[row] = d
     return out
+
+
+def line_directive(row: int, text: str, comment: cst.Comment | None = None,
+                   parent: cst.CSTNode | None = None) -> Directive | None:
+    """The directive a comment ``text`` on line ``row`` writes, if any (``comment`` and
+    ``parent``: its libcst nodes, which NAN002's fix edits; None when read from tokens)."""
+    m = NOQA.search(text)
+    if m is None or _FILE.match(text):
+        return None
+    codes = None
+    if m.group("codes"):
+        codes = [c for c in re.split(r"[\s,]+", m.group("codes")) if c]
+    return Directive(row, comment, parent, codes, m.span())  # type: ignore[arg-type]

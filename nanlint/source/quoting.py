@@ -94,6 +94,19 @@ class Text:
             pass
         return end
 
+    def comment(self, row: int, statement: tuple[int, int]) -> str | None:
+        """The comment on line ``row`` (a real one, not ``#`` in a string), tokenized from
+        ``statement``, the start of a statement at or before it."""
+        try:
+            for tok in self._tokens(statement):
+                if tok.start[0] > row:
+                    break
+                if tok.type == tokenize.COMMENT and tok.start[0] == row:
+                    return tok.string
+        except (tokenize.TokenError, SyntaxError, IndentationError):
+            pass
+        return None
+
     def _tokens(self, statement: tuple[int, int]):
         """The tokens from ``statement`` on, with the file's rows and columns."""
         row, col = statement
