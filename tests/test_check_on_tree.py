@@ -107,3 +107,17 @@ def test_a_large_file_s_findings_are_as_fixable_without_their_edits():
     got = Linter(rules, {"edits": False}).lint_source(source, "weights.py")
     assert expected.reduced and got.reduced and expected.findings[0].edits
     assert _rows(got.findings) == _rows(expected.findings) and not any(f.edits for f in got.findings)
+
+
+def test_the_editor_s_diagnostics_are_computed_without_libcst_and_its_quick_fix_with_it(tmp_path, parsed):
+    """The language server publishes diagnostics from an analysis without edits; a quick
+    fix asks for the analysis with them (``NanlintServer.with_edits``)."""
+    from nanlint.server import analysis
+
+    text = "import torch\n\ndef f(x):\n    return torch.log(torch.softmax(x, dim=-1))\n"
+    quick = analysis.analyse(tmp_path / "m.py", text, analysis.Settings())
+    [finding] = quick.findings
+    assert finding.edits_omitted and not finding.edits and finding.fixable(False) and not parsed
+    [full] = analysis.analyse(tmp_path / "m.py", text, analysis.Settings(), edits=True).findings
+    assert parsed and full.edits[0].content == "torch.log_softmax(x, dim=-1)"
+    assert (full.code, full.start, full.end, full.message) == (finding.code, finding.start, finding.end, finding.message)

@@ -58,19 +58,21 @@ class Analysis:
     unsafe: bool = False
 
 
-def _project(path: Path, settings: Settings) -> project_mod.Project:
+def _project(path: Path, settings: Settings, edits: bool = True) -> project_mod.Project:
     options = project_mod.Options(select=settings.select, extend_select=list(settings.extend_select),
-                                  ignore=list(settings.ignore), unsafe_fixes=settings.unsafe_fixes)
+                                  ignore=list(settings.ignore), unsafe_fixes=settings.unsafe_fixes, edits=edits)
     return project_mod.resolve([path], options)
 
 
-def analyse(path: Path, text: str, settings: Settings) -> Analysis:
+def analyse(path: Path, text: str, settings: Settings, edits: bool = False) -> Analysis:
     """The findings of ``text`` as the file ``path`` (which need not exist or match the
-    disk); an excluded path has none (what ``--force-exclude`` does on the command line)."""
+    disk); an excluded path has none (what ``--force-exclude`` does on the command line).
+    ``edits``: with their fixes' edits (a quick fix asks for them; diagnostics need only
+    whether there is one, which spares libcst's parse: ``Linter.on_tree``)."""
 
     out = Analysis(path)
     try:
-        project = _project(path, settings)
+        project = _project(path, settings, edits)
     except ConfigError as exc:
         out.error = str(exc)
         return out

@@ -45,6 +45,8 @@ class NanlintServer(LanguageServer):
         super().__init__("nanlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.settings = analysis.Settings()
         self.analyses: dict[str, tuple[int | None, analysis.Analysis | None]] = {}  # uri -> (version, analysis)
+        # uri -> (version, its analysis with the fixes' edits): made when a quick fix asks for them
+        self.edited: dict[str, tuple[int | None, analysis.Analysis]] = {}
         self.linting: dict[str, tuple[int | None, asyncio.Task]] = {}  # uri -> (version, its lint task)
         self.slots: asyncio.Semaphore | None = None  # at most MAX_JOBS analyses at a time
         self.shown_errors: set[str] = set()
@@ -138,8 +140,30 @@ class NanlintServer(LanguageServer):
                 break
         raise JsonRpcContentModified(f"nanlint: {uri} changed while it was being analysed")
 
+    def forget(self, uri: str) -> None:
+        self.analyses.pop(uri, None)
+        self.edited.pop(uri, None)
+
+    async def with_edits(self, found: analysis.Analysis, doc) -> analysis.Analysis:
+        """The analysis of ``doc``'s version with its fixes' edits (diagnostics are computed
+        without them: libcst parses only for a quick fix), computed once per version;
+        ``ContentModified`` if the document changed meanwhile."""
+        cached = self.edited.get(doc.uri)
+        if cached is not None and cached[0] == doc.version:
+            return cached[1]
+        version = doc.version
+        try:
+            full = await self.compute(analysis.analyse, found.path, doc.source, self.settings, True)
+        except worker.WorkerError as exc:
+            raise JsonRpcInternalError(f"nanlint: {exc}") from None
+        if self.workspace.text_documents.get(doc.uri) is not doc or doc.version != version:
+            raise JsonRpcContentModified(f"nanlint: {doc.uri} changed while its fixes were computed")
+        self.edited[doc.uri] = (version, full)
+        return full
+
     def relint_all(self) -> None:
         self.analyses.clear()
+        self.edited.clear()
         for uri in list(self.workspace.text_documents):
             self.schedule(uri)
 
@@ -163,7 +187,7 @@ class NanlintServer(LanguageServer):
         return [self.diagnostic(doc, f, lines) for f in findings]
 
     def diagnostic(self, doc, f: Finding, lines: Sequence[str]) -> types.Diagnostic:
-        fix = f"; {f.fix_applicability} fix: {f.fix_message}" if f.edits and f.fix_message else ""
+        fix = f"; {f.fix_applicability} fix: {f.fix_message}" if (f.edits or f.edits_omitted) and f.fix_message else ""
         return types.Diagnostic(
             range=self.range_of(doc, f.start, f.end, lines),
             message=f"{f.message}{fix}",
@@ -220,10 +244,15 @@ class NanlintServer(LanguageServer):
         in_range = [f for f in found.findings if f.start[0] <= last and f.end[0] >= first]
         if wanted(types.CodeActionKind.QuickFix):
             lines = doc.lines
+            fixes: dict = {}  # a finding -> its edits, from the analysis that builds them
+            if any(f.edits_omitted and f.fix_applicability != DISPLAY_ONLY for f in in_range):
+                full = await self.with_edits(found, doc)
+                fixes = {_key(g): g.edits for g in full.findings if g.edits}
             for f in in_range:
                 diag = self.diagnostic(doc, f, lines)
-                if f.edits and f.fix_applicability != DISPLAY_ONLY:
-                    edits = [types.TextEdit(self.range_of(doc, e.start, e.end, lines), e.content) for e in f.edits]
+                made = f.edits or fixes.get(_key(f))
+                if made and f.fix_applicability != DISPLAY_ONLY:
+                    edits = [types.TextEdit(self.range_of(doc, e.start, e.end, lines), e.content) for e in made]
                     actions.append(types.CodeAction(
                         title=f"{f.code}: {f.fix_message or 'fix'} ({f.fix_applicability} fix)",
                         kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
@@ -278,6 +307,11 @@ class NanlintServer(LanguageServer):
         return None
 
 
+def _key(f: Finding) -> tuple:
+    """What a finding is in both analyses of a version (with and without edits)."""
+    return f.code, f.start, f.end, f.message
+
+
 def _before(a: types.Position, b: types.Position) -> bool:
     return (a.line, a.character) < (b.line, b.character)
 
@@ -312,14 +346,14 @@ def create() -> NanlintServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: NanlintServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.analyses.pop(params.text_document.uri, None)  # the config next to it may have changed too
+        ls.forget(params.text_document.uri)  # the config next to it may have changed too
         ls.schedule(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: NanlintServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         ls.cancel(uri)
-        ls.analyses.pop(uri, None)
+        ls.forget(uri)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=KINDS))
