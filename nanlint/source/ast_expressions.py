@@ -35,6 +35,9 @@ _PRECEDENCE = {ast.NamedExpr: NAMED, ast.Yield: YIELD, ast.YieldFrom: YIELD, ast
                ast.Compare: CMP, ast.Await: AWAIT}
 
 
+_LOOSE = frozenset({ast.BinOp, ast.BoolOp, ast.UnaryOp, *_PRECEDENCE})  # what binds looser than an atom
+
+
 def _precedence(node) -> int:
     kind = type(node)
     if kind is ast.BinOp:
@@ -70,7 +73,7 @@ class Expressions:
     """Builds expressions; :class:`nanlint.source.from_ast.Converter` adds the statements."""
 
     def __init__(self, text: str) -> None:
-        self.spans: dict[int, tuple[int, int, int, int]] = {}
+        self.spans: dict[int, ast.AST] = {}  # id(made) -> the CPython node it was made from
         self._lines: list[bytes] | None = None
         self._text = text
         self._fdepth = 0  # f-strings being built, one inside another's expression
@@ -82,7 +85,7 @@ class Expressions:
     # --- bookkeeping -------------------------------------------------------------
     def at(self, made, node):
         """``made``, noted as coming from CPython's ``node``."""
-        self.spans[id(made)] = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+        self.spans[id(made)] = node  # its position is read when asked for (from_ast.Spans)
         return made
 
     @property
@@ -117,9 +120,15 @@ class Expressions:
         return self.at(made, node)
 
     def p(self, node, need: int):
-        """``node`` converted, in parentheses when it binds looser than ``need``."""
-        made = self.e(node)
-        if _precedence(node) < need:
+        """``node`` converted, in parentheses when it binds looser than ``need`` (:meth:`e`
+        inlined: every expression of a file comes through here)."""
+        kind = type(node)
+        try:
+            made = self._expr[kind](self, node)
+        except KeyError:
+            raise Unsupported(kind.__name__) from None
+        self.spans[id(made)] = node
+        if kind in _LOOSE and _precedence(node) < need:  # an atom never needs parentheses
             made = self.at(made.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), node)
         return made
 
@@ -131,7 +140,7 @@ class Expressions:
 
     def attribute(self, node):
         value = self.p(node.value, ATOM)
-        return cst.Attribute(value, self.at(cst.Name(node.attr), node))
+        return cst.Attribute(value, self.at(cst.Name(node.attr), node), **formatting(cst.Attribute))
 
     def arg(self, node):
         if isinstance(node, ast.Starred):

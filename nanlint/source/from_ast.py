@@ -33,6 +33,10 @@ from nanlint.source.walk import building
 __all__ = ["Unsupported", "Spans", "convert"]
 
 
+def _span(node: ast.AST) -> tuple[int, int, int, int]:
+    return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset  # type: ignore[attr-defined, return-value]
+
+
 class Spans:
     """``node -> CodeRange`` for a converted module: the span of the CPython node each
     libcst node was made from (lines 1-based, columns 0-based UTF-8 bytes, as CPython's);
@@ -40,19 +44,19 @@ class Spans:
     ``chars`` and ``code`` answer as libcst's parse of ``text`` would: a node's place in
     characters, and its code as written (:mod:`nanlint.source.quoting`)."""
 
-    def __init__(self, spans: dict[int, tuple[int, int, int, int]], parent, text: str | None = None) -> None:
+    def __init__(self, spans: dict[int, ast.AST], parent, text: str | None = None) -> None:
         self._spans = spans
         self._parent = parent
         self._made: dict[int, object] = {}
         self._source = text
         self._text: quoting.Text | None = None
 
-    def _find(self, node):
+    def _find(self, node) -> tuple[int, int, int, int] | None:
         n = node
         while n is not None:
-            span = self._spans.get(id(n))
-            if span is not None:
-                return span
+            made_from = self._spans.get(id(n))
+            if made_from is not None:
+                return _span(made_from)
             n = self._parent(n)
         return None
 
@@ -145,8 +149,9 @@ class Spans:
             if isinstance(n, cst.FormattedString) and n is not node:
                 return None
             if isinstance(n, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.Decorator)):
-                span = self._spans.get(id(n))
-                return None if span is None else (span[0], self.text.column(span[0], span[1]))
+                made_from = self._spans.get(id(n))
+                return None if made_from is None else \
+                    (made_from.lineno, self.text.column(made_from.lineno, made_from.col_offset))
             n = self._parent(n)
         return None
 
@@ -378,9 +383,9 @@ class Converter(Expressions):
         return cst.Module([self.s(st) for st in tree.body])
 
 
-def convert(tree: ast.Module, text: str) -> tuple[cst.Module, dict[int, tuple[int, int, int, int]]]:
+def convert(tree: ast.Module, text: str) -> tuple[cst.Module, dict[int, ast.AST]]:
     """libcst's module for CPython's ``tree`` of ``text``, and where each node came from
-    (``id(node) -> (line, column, end line, end column)``, for :class:`Spans`).  Raises
+    (``id(node) -> the CPython node``, whose position :class:`Spans` reads).  Raises
     :class:`Unsupported` for syntax it does not build, and ``RecursionError`` for nesting
     deeper than the interpreter's stack."""
     converter = Converter(text)
