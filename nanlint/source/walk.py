@@ -28,8 +28,7 @@ _FORMATTING = frozenset({
     "trailing_whitespace", "newline", "footer_whitespace",
 })
 
-# (visitor class, node class) -> (visit function, leave function, child fields)
-_PLANS: dict[tuple[type, type], tuple] = {}
+_PLANS: dict[type, dict[type, tuple]] = {}  # visitor class -> node type -> (visit, leave, fields)
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -69,28 +68,35 @@ class FastVisitor:
 
     def walk(self, node: cst.CSTNode) -> None:
         """Visit ``node`` and what it holds: ``visit_X``, the children, ``leave_X``."""
+        self._plans = _PLANS.setdefault(type(self), {})
         self._walk(node)
 
+    def _plan(self, kind: type) -> tuple:
+        name = kind.__name__
+        plan = self._plans[kind] = (getattr(type(self), f"visit_{name}", None),
+                                    getattr(type(self), f"leave_{name}", None), child_fields(kind))
+        return plan
+
     def _walk(self, node: cst.CSTNode) -> None:
-        key = (type(self), type(node))
-        plan = _PLANS.get(key)
-        if plan is None:
-            name = type(node).__name__
-            plan = (getattr(type(self), f"visit_{name}", None), getattr(type(self), f"leave_{name}", None),
-                    child_fields(type(node)))
-            _PLANS[key] = plan
+        # every node of a file comes through here (the Index's walk): no tuple key, no call
+        # for a type already known to be a node or not
+        plan = self._plans.get(type(node)) or self._plan(type(node))
         visit, leave, fields = plan
         if visit is None or visit(self, node) is not False:
             walk = self._walk
+            known = _NODE_TYPES
             for name in fields:
                 value = getattr(node, name)
                 kind = type(value)
                 if kind is tuple or kind is list:
                     for child in value:
-                        if is_node(type(child)):
+                        is_child = known.get(type(child))
+                        if is_child or is_child is None and is_node(type(child)):
                             walk(child)
-                elif is_node(kind):
-                    walk(value)
+                else:
+                    is_child = known.get(kind)
+                    if is_child or is_child is None and is_node(kind):
+                        walk(value)
         if leave is not None:
             leave(self, node)
 
