@@ -168,22 +168,25 @@ def parents(root: cst.CSTNode, formatting: bool = True) -> dict[int, cst.CSTNode
     CPython's tree, :mod:`nanlint.source.from_ast`, whose nodes share it)."""
     out: dict[int, cst.CSTNode] = {}
     stack = [root]
+    known = _NODE_TYPES
+    table, make = (_ALL_FIELDS, _all_fields) if formatting else (_FIELDS, child_fields)
     while stack:
         node = stack.pop()
         node_type = type(node)
-        fields = (_ALL_FIELDS.get(node_type) or _all_fields(node_type)) if formatting \
-            else (_FIELDS.get(node_type) or child_fields(node_type))
-        for name in fields:
+        for name in table.get(node_type) or make(node_type):
             value = getattr(node, name)
             kind = type(value)
             if kind is tuple or kind is list:
                 for child in value:
-                    if is_node(type(child)):
+                    is_child = known.get(type(child))
+                    if is_child or is_child is None and is_node(type(child)):
                         out[id(child)] = node
                         stack.append(child)
-            elif is_node(kind):
-                out[id(value)] = node
-                stack.append(value)
+            else:
+                is_child = known.get(kind)
+                if is_child or is_child is None and is_node(kind):
+                    out[id(value)] = node
+                    stack.append(value)
     return out
 
 
