@@ -45,8 +45,13 @@ class Finding:
     def noqa_row(self) -> int:
         return self.start[0]
 
+    @property
+    def has_edits(self) -> bool:
+        """The fix has edits, whether this run built them or not."""
+        return bool(self.edits) or self.edits_omitted
+
     def fixable(self, unsafe: bool) -> bool:
-        return (bool(self.edits) or self.edits_omitted) and allowed(self.fix_applicability or "", unsafe)
+        return self.has_edits and allowed(self.fix_applicability or "", unsafe)
 
     def sort_key(self):
         return (self.path, self.cell or 0, self.start, self.code)

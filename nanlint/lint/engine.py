@@ -138,7 +138,7 @@ class Linter:
             return [], 0
         try:
             raw, hidden = self.shown(*self._kept(ctx, checked.text))
-            return sorted((self._tree_finding(ctx, f) for f in raw), key=Finding.sort_key), hidden
+            return sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key), hidden
         except Exception:  # noqa: BLE001 - a node or comment the source cannot place: libcst's tree decides
             return None
 
@@ -172,12 +172,19 @@ class Linter:
         return out
 
     def _to_finding(self, ctx: RuleContext, f: RawFinding, edits: bool = True) -> Finding:
-        """A finding of libcst's tree; ``edits``: with its fix's edits (else only whether it
-        has any, ``edits_omitted``: a check whose report shows none)."""
-        r = ctx.positions[f.node]
-        finding = Finding(f.code, f.name, f.message, ctx.path,
-                          (r.start.line, r.start.column + 1), (r.end.line, r.end.column + 1),
-                          snippet=code_of(ctx.module, f.node), may=f.may)
+        """A finding as the user sees it; ``edits``: with its fix's edits (else only whether
+        it has any, ``edits_omitted``: a check whose report shows none).  On a module made
+        from CPython's tree its place and snippet are read from the source as libcst's tree
+        would give them (:class:`nanlint.source.from_ast.Spans`), and its edits, libcst's
+        rewrite, are never built there."""
+        if ctx.converted:
+            (r1, c1), (r2, c2) = ctx.positions.chars(f.node)  # type: ignore[union-attr]
+            edits = False
+        else:
+            r = ctx.positions[f.node]
+            (r1, c1), (r2, c2) = (r.start.line, r.start.column), (r.end.line, r.end.column)
+        finding = Finding(f.code, f.name, f.message, ctx.path, (r1, c1 + 1), (r2, c2 + 1),
+                          snippet=ctx.code(f.node), may=f.may)
         if f.fix is not None:
             finding.fix_applicability = f.fix.applicability
             finding.fix_message = f.fix.message
@@ -197,18 +204,6 @@ class Linter:
                     row = len(ctx.module.code.splitlines()) + 1
                 content = "".join(code_of(ctx.module, i.statement()) for i in f.fix.imports)
                 finding.edits.append(Edit(content, (row, 1), (row, 1)))
-        return finding
-
-    def _tree_finding(self, ctx: RuleContext, f: RawFinding) -> Finding:
-        """:meth:`_to_finding` of a converted module's finding: the same place, snippet and
-        fix, read from the source; the fix's edits are not built (``edits_omitted``)."""
-        start, end = ctx.positions.chars(f.node)  # type: ignore[union-attr]
-        finding = Finding(f.code, f.name, f.message, ctx.path, (start[0], start[1] + 1), (end[0], end[1] + 1),
-                          snippet=ctx.code(f.node), may=f.may)
-        if f.fix is not None:
-            finding.fix_applicability = f.fix.applicability
-            finding.fix_message = f.fix.message
-            finding.edits_omitted = bool(f.fix.replacements or f.fix.imports)
         return finding
 
     # --- public -----------------------------------------------------------------

@@ -63,9 +63,9 @@ def _directives(ctx: RuleContext, raw: Sequence[RawFinding]) -> dict:
     made from CPython's tree (which holds none), the comments its tokens give
     (:meth:`nanlint.source.from_ast.Spans.comment_on`); raises :class:`Unknown` where they
     cannot be read (inside an f-string)."""
-    comment_on = getattr(ctx.positions, "comment_on", None)
-    if comment_on is None:
+    if not ctx.converted:
         return directives(ctx.module, ctx.positions)
+    comment_on = ctx.positions.comment_on  # type: ignore[union-attr]
     out = {}
     for f in raw:
         row = ctx.positions[f.node].start.line

@@ -62,6 +62,12 @@ class FileContext:
             return value
 
     @property
+    def converted(self) -> bool:
+        """Whether the module was made from CPython's tree (:mod:`nanlint.source.from_ast`):
+        its nodes hold libcst's default formatting, their places and code are the source's."""
+        return self._spans is not None
+
+    @property
     def text(self) -> str:
         """The module's source: the text it was parsed from, else its code (regenerated
         once: libcst's codegen of a whole module costs as much as its parse)."""
@@ -72,7 +78,7 @@ class FileContext:
     def code(self, node: cst.CSTNode) -> str:
         """``node``'s code as written (a converted module's nodes hold libcst's default
         formatting: their code is read from the source, :meth:`Spans.code`)."""
-        if self._spans is not None:
+        if self.converted:
             return self.positions.code(node)  # type: ignore[union-attr]
         return code_of(self.module, node)
 

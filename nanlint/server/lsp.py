@@ -187,7 +187,7 @@ class NanlintServer(LanguageServer):
         return [self.diagnostic(doc, f, lines) for f in findings]
 
     def diagnostic(self, doc, f: Finding, lines: Sequence[str]) -> types.Diagnostic:
-        fix = f"; {f.fix_applicability} fix: {f.fix_message}" if (f.edits or f.edits_omitted) and f.fix_message else ""
+        fix = f"; {f.fix_applicability} fix: {f.fix_message}" if f.has_edits and f.fix_message else ""
         return types.Diagnostic(
             range=self.range_of(doc, f.start, f.end, lines),
             message=f"{f.message}{fix}",

@@ -60,23 +60,20 @@ class Text:
             return start, end
         opens: list[tuple[int, int]] = []  # the "(" right before the node, innermost last
         closes: list[tuple[int, int]] = []  # the ")" right after it, innermost first
-        try:
-            for tok in self._tokens(statement):
-                kind, text, a, b = tok.type, tok.string, tok.start, tok.end
-                if kind in _SPACE:
+        for tok in self._tokens(statement):
+            kind, text, a, b = tok.type, tok.string, tok.start, tok.end
+            if kind in _SPACE:
+                continue
+            if b <= start:
+                if text == "(" and kind == tokenize.OP:
+                    opens.append(a)
+                else:
+                    opens.clear()
+            elif a >= end:
+                if text == ")" and kind == tokenize.OP and len(closes) < len(opens):
+                    closes.append(b)
                     continue
-                if b <= start:
-                    if text == "(" and kind == tokenize.OP:
-                        opens.append(a)
-                    else:
-                        opens.clear()
-                elif a >= end:
-                    if text == ")" and kind == tokenize.OP and len(closes) < len(opens):
-                        closes.append(b)
-                        continue
-                    break
-        except (tokenize.TokenError, SyntaxError, IndentationError):
-            return start, end
+                break
         pairs = min(len(opens), len(closes)) - (1 if parent_pair else 0)
         if pairs <= 0:
             return start, end
@@ -86,29 +83,25 @@ class Text:
         """Where the first token at or after ``end`` begins (a comma, a comment or a line
         break is not one): the end of an argument's code, which runs through its comma and
         the whitespace after it (libcst's ``Arg``)."""
-        try:
-            for tok in self._tokens(statement):
-                if tok.start >= end and tok.type not in _SPACE and tok.string != ",":
-                    return tok.start
-        except (tokenize.TokenError, SyntaxError, IndentationError):
-            pass
+        for tok in self._tokens(statement):
+            if tok.start >= end and tok.type not in _SPACE and tok.string != ",":
+                return tok.start
         return end
 
     def comment(self, row: int, statement: tuple[int, int]) -> str | None:
         """The comment on line ``row`` (a real one, not ``#`` in a string), tokenized from
         ``statement``, the start of a statement at or before it."""
-        try:
-            for tok in self._tokens(statement):
-                if tok.start[0] > row:
-                    break
-                if tok.type == tokenize.COMMENT and tok.start[0] == row:
-                    return tok.string
-        except (tokenize.TokenError, SyntaxError, IndentationError):
-            pass
+        for tok in self._tokens(statement):
+            if tok.start[0] > row:
+                break
+            if tok.type == tokenize.COMMENT and tok.start[0] == row:
+                return tok.string
         return None
 
     def _tokens(self, statement: tuple[int, int]):
-        """The tokens from ``statement`` on, with the file's rows and columns."""
+        """The tokens from ``statement`` on, with the file's rows and columns; they end where
+        the tokenizer fails (read from a statement's column, a later line may dedent to a
+        level it never saw: past anything asked about here)."""
         row, col = statement
         first = self.line(row)[col:]
         rest = iter(self.lines[row:])
@@ -120,7 +113,12 @@ class Text:
                 return line
             return next(rest, "")
 
-        for tok in tokenize.generate_tokens(readline):
+        tokens = tokenize.generate_tokens(readline)
+        while True:
+            try:
+                tok = next(tokens)
+            except (StopIteration, tokenize.TokenError, SyntaxError):
+                return
             if tok.start[0] == 1:  # the first line was read from the statement's column
                 s = (row, tok.start[1] + col)
                 e = (row + tok.end[0] - 1, tok.end[1] + (col if tok.end[0] == 1 else 0))
@@ -134,16 +132,13 @@ class Text:
         """The first and last token's bounds within the parentheses that begin at ``start``
         and end at ``end`` (what CPython gives a call's only generator expression)."""
         first = last = None
-        try:
-            for tok in self._tokens(statement):
-                if tok.type in _SPACE or tok.start <= start:
-                    continue
-                if tok.end >= end:
-                    break
-                first = first or tok.start
-                last = tok.end
-        except (tokenize.TokenError, SyntaxError, IndentationError):
-            pass
+        for tok in self._tokens(statement):
+            if tok.type in _SPACE or tok.start <= start:
+                continue
+            if tok.end >= end:
+                break
+            first = first or tok.start
+            last = tok.end
         return (first, last) if first is not None and last is not None else (start, end)
 
     def code(self, start: tuple[int, int], end: tuple[int, int], indent: str, statement: tuple[int, int]) -> str:
@@ -154,14 +149,11 @@ class Text:
         if not indent or "\n" not in text and "\r" not in text:
             return text
         in_string: set[int] = set()  # rows that begin inside a string token
-        try:
-            for tok in self._tokens(statement):
-                if tok.start >= end:
-                    break
-                if tok.type == tokenize.STRING or tok.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
-                    in_string.update(range(tok.start[0] + 1, tok.end[0] + 1))
-        except (tokenize.TokenError, SyntaxError, IndentationError):
-            pass
+        for tok in self._tokens(statement):
+            if tok.start >= end:
+                break
+            if tok.type == tokenize.STRING or tok.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
+                in_string.update(range(tok.start[0] + 1, tok.end[0] + 1))
         lines = _LINE.findall(text)
         out = [lines[0]]
         for row, (prev, line) in enumerate(zip(lines, lines[1:]), start=start[0] + 1):
