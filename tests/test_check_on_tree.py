@@ -121,3 +121,23 @@ def test_the_editor_s_diagnostics_are_computed_without_libcst_and_its_quick_fix_
     [full] = analysis.analyse(tmp_path / "m.py", text, analysis.Settings(), edits=True).findings
     assert parsed and full.edits[0].content == "torch.log_softmax(x, dim=-1)"
     assert (full.code, full.start, full.end, full.message) == (finding.code, finding.start, finding.end, finding.message)
+
+
+def test_a_format_that_says_it_shows_no_edit_renders_the_same_without_them(tmp_path):
+    """``EDITS = False`` is a promise (``report.shows_edits``): such a format's output, and
+    every ``--statistics`` table, is the same from findings without edits as with them;
+    the others show the edits."""
+    from nanlint import report
+
+    path = tmp_path / "m.py"
+    path.write_text("import torch\n\ndef f(x):\n    return torch.log(torch.softmax(x, dim=-1))\n"
+                    "\ndef g(p):\n    return torch.log(p)\n", encoding="utf-8")
+    rules = [r for r in all_rules() if r.default]
+    runs = {edits: report.Run(Linter(rules, {"edits": edits}).lint_source(path.read_bytes(), str(path)).findings,
+                              files=1, cwd=tmp_path) for edits in (True, False)}
+    assert any(f.edits for f in runs[True].findings) and not any(f.edits for f in runs[False].findings)
+    for fmt in report.formats():
+        same = report.render(fmt, runs[True]) == report.render(fmt, runs[False])
+        assert same == (not report.shows_edits(fmt)), fmt
+        assert report.render_statistics(fmt, runs[True]) == report.render_statistics(fmt, runs[False]), fmt
+        assert not report.shows_edits(fmt, statistics=True)
