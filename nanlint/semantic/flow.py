@@ -109,7 +109,17 @@ def _merge_level(parts: list, depth: int):
                     out[name] = have + tuple(b for b in bindings if all(b is not h for h in have))
         # a name unbound on one path may be unbound at the merge: keep what the others bind
         return out
-    return tuple(_merge_level([p[k] for p in live], depth - 1) for k in range(_FAN))
+    out = []
+    for k in range(_FAN):  # a branch every state shares is kept without a call (most are)
+        column = [p[k] for p in live]
+        head = column[0]
+        for q in column:
+            if q is not head:
+                out.append(_merge_level(column, depth - 1))
+                break
+        else:
+            out.append(head)
+    return tuple(out)
 
 
 class _Loop:
