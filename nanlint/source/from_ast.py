@@ -33,6 +33,9 @@ from nanlint.source.walk import building
 __all__ = ["Unsupported", "Spans", "convert"]
 
 
+_UNREAD = object()  # Spans.chars: the caller has not read where the tokens start
+
+
 def _span(node: ast.AST) -> tuple[int, int, int, int]:
     return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset  # type: ignore[attr-defined, return-value]
 
@@ -79,11 +82,12 @@ class Spans:
             self._text = quoting.Text(self._source)
         return self._text
 
-    def chars(self, node) -> tuple[tuple[int, int], tuple[int, int]]:
+    def chars(self, node, first=_UNREAD) -> tuple[tuple[int, int], tuple[int, int]]:
         """``node``'s start and end as (line, character column), libcst's syntactic
         position: without the node's own parentheses, which CPython gives a generator
         expression (or a call's, to its only argument), and with those of a positional
-        argument's value, which libcst's argument holds."""
+        argument's value, which libcst's argument holds.  ``first``: its
+        :meth:`_tokens_from`, when the caller has it."""
         span = self._find(node)
         if span is None:
             raise KeyError(node)
@@ -92,15 +96,15 @@ class Spans:
         positional = isinstance(node, cst.Arg) and node.keyword is None and not node.star
         if isinstance(node, cst.GeneratorExp) or positional and isinstance(node.value, cst.GeneratorExp) \
                 and self._sole_argument(node.value):
-            first = self._tokens_from(node)
+            first = self._tokens_from(node) if first is _UNREAD else first
             if first is not None:
                 start, end = text.inside_parens(start, end, first)
         elif isinstance(node, cst.Tuple) and node.lpar:  # CPython's span holds its parentheses
-            first = self._tokens_from(node)
+            first = self._tokens_from(node) if first is _UNREAD else first
             if first is not None and text.line(start[0])[start[1]:start[1] + 1] == "(":
                 start, end = text.inside_parens(start, end, first)
         elif positional and hasattr(node.value, "lpar"):
-            first = self._tokens_from(node)
+            first = self._tokens_from(node) if first is _UNREAD else first
             if first is not None:
                 start, end = text.own_parens(start, end, first, self._sole_argument(node.value))
         return start, end
@@ -111,11 +115,11 @@ class Spans:
         indentation."""
         if id(node) not in self._spans:  # a node a rule made, or one CPython has none for
             return code_of(cst.Module([]), node)  # libcst's default formatting, as before
-        start, end = self.chars(node)
+        first = self._tokens_from(node)
+        start, end = self.chars(node, first)
         text = self.text
         if isinstance(node, cst.Name) and text.between(start, end) != node.value:
             return node.value  # an attribute's, a def's, a keyword's name: it has its parent's span
-        first = self._tokens_from(node)
         if first is None:  # in an f-string: as written, no more
             return text.between(start, end)
         if isinstance(node, cst.Arg):  # an argument's code runs through its comma, to the next token
@@ -131,7 +135,7 @@ class Spans:
         first = self._tokens_from(node)
         if first is None:
             return False, None
-        return True, self.text.comment(self.chars(node)[0][0], first)
+        return True, self.text.comment(self.chars(node, first)[0][0], first)
 
     def _a_name_only(self, node) -> bool:
         """A name written between its parent's parentheses, never its own: a parameter's
