@@ -86,11 +86,10 @@ class Linter:
         return noqa_mod.apply(ctx, raw, self.rules, text), hidden
 
     def _check(self, ctx: RuleContext, text: str) -> None:
-        """Every enabled rule's ``check``; a rule that raises is noted in ``ctx.crashes``."""
+        """Every enabled rule's ``check`` that can report in ``text`` (its triggers there:
+        :meth:`SiteFilter.reporting`); a rule that raises is noted in ``ctx.crashes``."""
         crashes = ctx.crashes
-        for rule in self.rules:
-            if rule.code == PARSE_ERROR[0] or not rule.wanted(text):
-                continue
+        for rule in self.sites.reporting(text):  # a rule whose triggers the text lacks finds nothing
             ctx.rule = rule
             before = len(ctx.findings)
             try:

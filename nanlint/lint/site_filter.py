@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from nanlint.source.syntax import Checked
+from nanlint.vocabulary import ops as o
 from nanlint.vocabulary.ops import VALUE_SOURCES, with_implying
 from nanlint.rules.base import Rule
 from nanlint.source.syntax import precheck
@@ -84,7 +85,7 @@ class SiteFilter:
 
         if len(source) <= large.LARGE or checked.tree is None or self.wanted is None:
             return None
-        rules = self._reporting(checked.text)
+        rules = self.reporting(checked.text)
         ops = frozenset(k for r in rules for group in r.triggers for k in with_implying(group))  # type: ignore[union-attr]
         # and the words a rule's check reads beside its ops (NAN504's float16 evidence, a
         # set_floatx("float16") statement of its own): its ``needs`` that are names
@@ -94,13 +95,24 @@ class SiteFilter:
                                                               or t == "**" and ops & {sites.POW_HALF, sites.NEG_POW})
         return large.pieces(checked.tree, checked.text, names)
 
-    def _reporting(self, text: str) -> list[Rule]:
-        """The rules that can report in ``text``, judged by the names in it (and ``/``,
-        ``**``; never fewer than a scan finds): a rule missing a group of its triggers keeps
-        no statement of a large file (a relu chain with no division is no NAN108's)."""
-        present = sites.scan(None, text, self.wanted, lambda p: False) | \
-            ({sites.SLASH} if "/" in text else set()) | ({sites.POW_HALF, sites.NEG_POW} if "**" in text else set())
-        return [r for r in self.rules if r.wanted(text) and r.can_report(present | VALUE_SOURCES)]
+    def reporting(self, text: str) -> list[Rule]:
+        """The rules that can report in ``text``, judged by the names in it and the operators
+        it writes (never fewer than a scan finds; the ops an imported module can give all
+        count): a rule missing a group of its triggers finds nothing there, so neither the
+        engine runs it (``Linter._check``) nor does a large file keep a statement for it (a
+        relu chain with no division is no NAN108's).  Every rule when some rule may report
+        anywhere (``triggers`` None)."""
+        if self.wanted is None:
+            return [r for r in self.rules if r.wanted(text)]
+        present = set(sites.scan(None, text, self.wanted, lambda p: False))
+        if "/" in text:
+            present.add(sites.SLASH)
+        if "**" in text:
+            present.update((sites.POW_HALF, sites.NEG_POW))
+        if o.POW in present:
+            present.add(sites.POW_HALF)  # pow(s, 0.5)
+        present.update(VALUE_SOURCES)
+        return [r for r in self.rules if r.wanted(text) and r.can_report(frozenset(present))]
 
     def _dep_ops(self, dep: Path, exact: bool) -> frozenset[str]:
         """The value-source ops an imported project module can hold: read from its tree
