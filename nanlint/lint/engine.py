@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Sequence
 
 import libcst as cst
@@ -123,15 +124,8 @@ class Linter:
         if tree is None or checked.rejected is not None or isinstance(tree, _chunks.Skeleton) \
                 or self.judges_noqa and "noqa" in checked.text:
             return None
-        first_only = first_only or self.edits
-        try:
-            module, spans = from_ast.convert(tree, checked.text)
-            ctx = RuleContext(module, path, self.settings, self.rules, None, checked.text, tree, spans,
-                              first_only=first_only)
-            self._check(ctx, checked.text)
-        except (Reported, Exception):  # noqa: BLE001 - a finding, Unsupported, RecursionError: libcst's tree decides
-            return None
-        if ctx.crashes:
+        ctx = self._run_on_tree(tree, checked.text, path, None, first_only or self.edits)
+        if ctx is None:
             return None
         if not ctx.findings:
             return [], 0
@@ -140,6 +134,34 @@ class Linter:
             return sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key), hidden
         except Exception:  # noqa: BLE001 - a node or comment the source cannot place: libcst's tree decides
             return None
+
+    def _run_on_tree(self, tree, text: str, path: str, rows: list[int] | None,
+                     first_only: bool) -> RuleContext | None:
+        """The rules run on the module :mod:`nanlint.source.from_ast` makes of CPython's
+        ``tree`` of ``text`` (``rows``: a large file's window, its lines in the file's); None
+        when libcst's tree must decide: a rule crashed, the conversion failed or, with
+        ``first_only``, there was a finding."""
+        try:
+            module, spans = from_ast.convert(tree, text)
+            ctx = RuleContext(module, path, self.settings, self.rules, rows, text, tree, spans,
+                              first_only=first_only)
+            self._check(ctx, text)
+        except (Reported, Exception):  # noqa: BLE001 - a finding, Unsupported, RecursionError: libcst's tree decides
+            return None
+        return None if ctx.crashes else ctx
+
+    def _piece_finds_nothing(self, text: str, rows: list[int], path: str) -> bool:
+        """Whether the rules find nothing at all in a large file's window, run on CPython's
+        tree of it: then libcst need not parse it (nor build its edits, which a finding needs
+        to know whether they carry over into the file)."""
+        if self.judges_noqa and "noqa" in text:
+            return False
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+        ctx = self._run_on_tree(tree, text, path, rows, True)
+        return ctx is not None and not ctx.findings
 
     def shown(self, raw: list[RawFinding], hidden: int) -> tuple[list[RawFinding], int]:
         """The findings this run shows (and fixes), and how many on weak evidence it does not:
@@ -277,6 +299,8 @@ class Linter:
 
         for text, rows, *rest in pieces:
             own: frozenset[int] | None = rest[0] if rest else None
+            if self._piece_finds_nothing(text, rows, path):
+                continue
             piece = large_fix.Piece(text, rows, file_binds)
             try:
                 module = parse(text, None)
