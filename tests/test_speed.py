@@ -206,6 +206,41 @@ def test_site_filter_decisions(monkeypatch):
     assert {r.code for r in all_rules() if r.triggers is None} == {"NAN001", "NAN002"}
 
 
+def test_operators_decide_before_imports(monkeypatch):
+    """A ``/`` is enough for NAN111 (with a statistic in the text): the site filter passes the
+    file without resolving its imports; an imported module's ops are still read in full
+    (``every``), a division in it notwithstanding."""
+    from nanlint.semantic import sites
+    from nanlint.source.syntax import precheck
+    from nanlint.vocabulary import ops as o
+
+    linter = Linter([r for r in all_rules() if r.default], {})
+    resolved: list = []
+    real = sites.chain_pairs
+    monkeypatch.setattr(sites, "chain_pairs", lambda *a: resolved.append(a) or real(*a))
+    text = "import torch\nalias = torch.nn\n\ndef f(x):\n    return x / x.std()\n"
+    assert not linter.cannot_report(precheck(text.encode()), "a.py")
+    assert not resolved  # decided by the operator: no alias was read
+    assert not linter.cannot_report(precheck(b"import torch\nalias = torch.nn\n\ndef f(x, z):\n"
+                                             b"    return x / 2 + torch.log(torch.softmax(z, -1))\n"), "a.py")
+    assert resolved  # no statistic: NAN111 cannot start, NAN101's log and softmax had to be resolved
+    dep = precheck(b"import torch\n\ndef probs(z, t):\n    return torch.softmax(z / t, -1)\n")
+    wanted = linter.sites.wanted
+    assert o.SOFTMAX in sites.scan(dep.tree, dep.text, wanted, lambda p: True, every=True)
+    assert o.SOFTMAX not in sites.scan(dep.tree, dep.text, wanted, lambda p: sites.SLASH in p)
+
+
+def test_rules_run_only_where_their_triggers_can_be():
+    """Once a file passes the site filter, only the rules whose triggers its text can hold
+    run on it (``SiteFilter.reporting``); ``pow(s, 0.5)`` counts as a root without ``**``."""
+    linter = Linter([r for r in all_rules() if r.default], {})
+    codes = {r.code for r in linter.sites.reporting("import torch\n\ndef f(x):\n    return x / x.std()\n")}
+    assert "NAN111" in codes and "NAN101" not in codes and "NAN302" not in codes
+    rooted = {r.code for r in linter.sites.reporting("import torch\n\ndef f(x):\n"
+                                                     "    return torch.pow(torch.exp(x), 0.5)\n")}
+    assert "NAN302" in rooted
+
+
 def test_prefilter_decisions():
     linter = Linter([r for r in all_rules() if r.default], {})
     pf = runner.Prefilter(linter)

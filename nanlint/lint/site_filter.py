@@ -128,7 +128,7 @@ class SiteFilter:
             try:
                 if exact:
                     dep_checked = precheck(dep.read_bytes())
-                    ops = sites.scan(dep_checked.tree, dep_checked.text, self.wanted, lambda p: True) \
+                    ops = sites.scan(dep_checked.tree, dep_checked.text, self.wanted, lambda p: True, every=True) \
                         if dep_checked.tree is not None else frozenset()
                 else:  # the first, text-only step of a scan
                     text = dep.read_bytes().decode("utf-8", "replace")

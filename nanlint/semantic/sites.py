@@ -111,7 +111,7 @@ def words(text: str) -> frozenset[str]:
     return _WORDS[1]
 
 
-def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough) -> frozenset[str]:
+def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough, every: bool = False) -> frozenset[str]:
     """The ops among ``wanted`` and the site keys the file (its CPython ``tree``, its
     ``text``) can contain, as far as ``enough`` needs them: it is asked whether a
     set is enough for some rule to report, and the answer is final once it is false
@@ -119,8 +119,10 @@ def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough) -> frozens
 
     First the names in the text alone: an op none of whose spellings' last names
     appears cannot be there (a qualified name, an import of it and an alias of it
-    all spell it out).  Then those names are resolved through the file's imports
-    and aliases."""
+    all spell it out).  Then the operators alone (a ``/``: NAN111 starts from any
+    division), which no import can change; then those names are resolved through the
+    file's imports and aliases.  ``every``: the resolved ops whatever ``enough`` says (an
+    imported module's, which complete another file's)."""
     functions, methods, method_roots, last, prefixes = _tables()
     if POW_HALF in wanted:
         wanted = wanted | {o.POW}  # pow(s, 0.5)
@@ -129,6 +131,11 @@ def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough) -> frozens
     keys = _Keys(text, wanted)
     if not keys.complete(present, enough, o.POW in present):
         return frozenset(present)
+    # the operators alone (a ``/``, ``** 0.5``, ``** -1`` in the text: no name to resolve) may
+    # already be enough (NAN111 starts from any division): then no import need be read
+    spelled = {key for key in (SLASH, POW_HALF, NEG_POW) if key in wanted and keys.has(key, False)}
+    if spelled and not every and enough(frozenset(spelled)):
+        return frozenset(spelled)
     present = set()
     docstrings: list[tuple[int, int, int, int]] = []
     binds: dict[str, set[str]] = {}
@@ -223,7 +230,7 @@ class _Keys:
         self.wanted = wanted
         self.found: dict[str, bool] = {}
 
-    def _has(self, key: str, pow_call: bool) -> bool:
+    def has(self, key: str, pow_call: bool) -> bool:
         if key in (SLASH, NEG_POW):
             if key not in self.found:
                 self.found[key] = (_SLASH if key == SLASH else _NEG_POW).search(self.text) is not None
@@ -243,7 +250,7 @@ class _Keys:
         if not enough(present | {SLASH, POW_HALF, NEG_POW}):
             return False  # no key can make it enough: none is searched
         for key in (SLASH, POW_HALF, NEG_POW):
-            if key in self.wanted and self._has(key, pow_call):
+            if key in self.wanted and self.has(key, pow_call):
                 present.add(key)
                 if enough(present):
                     return True
