@@ -22,7 +22,9 @@ _COUNT_NAMES = r"n|k|num|count|length|size|total|(?:num|n|len)_\w+|\w+_(?:num|co
 _COUNT = re.compile(rf"^(?:{_COUNT_NAMES})$", re.IGNORECASE)
 _COUNT_WORD = re.compile(_COUNT_NAMES)
 _SHAPE_METHODS = frozenset({"size", "numel", "nelement", "dim"})
-_STAT_WORD = re.compile(r"\b(?:std|var|reduce_std|reduce_variance|variance)\b")
+# a statistic's name as a whole word: ``\b`` leading the pattern would stop re from skipping
+# ahead by the names' first letters (3x slower); the character before is checked instead
+_STAT_WORD = re.compile(r"(?:std|var|reduce_std|reduce_variance|variance)\b")
 _MINUS_ONE = re.compile(r"-\s*1(?![\d.\w])")
 
 
@@ -42,8 +44,10 @@ def may_hold(text: str) -> bool:
 
 
 def _may_hold(text: str) -> bool:
-    if _STAT_WORD.search(text):
-        return True
+    for m in _STAT_WORD.finditer(text):
+        s = m.start()
+        if not s or not (text[s - 1].isalnum() or text[s - 1] == "_"):
+            return True  # (a match after a word character is inside a longer word, and so is any in it)
     for m in _MINUS_ONE.finditer(text):
         j = m.start()
         while j and text[j - 1].isspace():
