@@ -208,8 +208,8 @@ def test_site_filter_decisions(monkeypatch):
 
 def test_operators_decide_before_imports(monkeypatch):
     """A ``/`` is enough for NAN111 (with a statistic in the text): the site filter passes the
-    file without resolving its imports; an imported module's ops are still read in full
-    (``every``), a division in it notwithstanding."""
+    file without resolving its imports (``decides``); an imported module's ops are still read
+    in full, a division in it notwithstanding."""
     from nanlint.semantic import sites
     from nanlint.source.syntax import precheck
     from nanlint.vocabulary import ops as o
@@ -226,8 +226,8 @@ def test_operators_decide_before_imports(monkeypatch):
     assert resolved  # no statistic: NAN111 cannot start, NAN101's log and softmax had to be resolved
     dep = precheck(b"import torch\n\ndef probs(z, t):\n    return torch.softmax(z / t, -1)\n")
     wanted = linter.sites.wanted
-    assert o.SOFTMAX in sites.scan(dep.tree, dep.text, wanted, lambda p: True, every=True)
-    assert o.SOFTMAX not in sites.scan(dep.tree, dep.text, wanted, lambda p: sites.SLASH in p)
+    assert o.SOFTMAX in sites.scan(dep.tree, dep.text, wanted, lambda p: True)
+    assert o.SOFTMAX not in sites.scan(dep.tree, dep.text, wanted, lambda p: True, lambda p: sites.SLASH in p)
 
 
 def test_rules_run_only_where_their_triggers_can_be():

@@ -76,7 +76,7 @@ class SiteFilter:
                     if not may(present.union(found, *loose[i + 1:])):
                         return False
             return False
-        return not enough(sites.scan(checked.tree, checked.text, self.wanted, enough))
+        return not enough(sites.scan(checked.tree, checked.text, self.wanted, enough, decides=may))
 
     def reduced(self, checked: Checked, source: bytes) -> tuple[str, list[int]] | list | None:
         """A large file's text with only the statements that can hold a finding, or windows
@@ -128,7 +128,7 @@ class SiteFilter:
             try:
                 if exact:
                     dep_checked = precheck(dep.read_bytes())
-                    ops = sites.scan(dep_checked.tree, dep_checked.text, self.wanted, lambda p: True, every=True) \
+                    ops = sites.scan(dep_checked.tree, dep_checked.text, self.wanted, lambda p: True) \
                         if dep_checked.tree is not None else frozenset()
                 else:  # the first, text-only step of a scan
                     text = dep.read_bytes().decode("utf-8", "replace")

@@ -111,7 +111,7 @@ def words(text: str) -> frozenset[str]:
     return _WORDS[1]
 
 
-def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough, every: bool = False) -> frozenset[str]:
+def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough, decides=None) -> frozenset[str]:
     """The ops among ``wanted`` and the site keys the file (its CPython ``tree``, its
     ``text``) can contain, as far as ``enough`` needs them: it is asked whether a
     set is enough for some rule to report, and the answer is final once it is false
@@ -119,10 +119,10 @@ def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough, every: boo
 
     First the names in the text alone: an op none of whose spellings' last names
     appears cannot be there (a qualified name, an import of it and an alias of it
-    all spell it out).  Then the operators alone (a ``/``: NAN111 starts from any
-    division), which no import can change; then those names are resolved through the
-    file's imports and aliases.  ``every``: the resolved ops whatever ``enough`` says (an
-    imported module's, which complete another file's)."""
+    all spell it out).  Then, when ``decides`` is given (whether a set is enough on its own,
+    without what imported modules give), the operators alone (a ``/``: NAN111 starts from
+    any division), which no import can change; then those names are resolved through the
+    file's imports and aliases."""
     functions, methods, method_roots, last, prefixes = _tables()
     if POW_HALF in wanted:
         wanted = wanted | {o.POW}  # pow(s, 0.5)
@@ -131,11 +131,15 @@ def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough, every: boo
     keys = _Keys(text, wanted)
     if not keys.complete(present, enough, o.POW in present):
         return frozenset(present)
-    # the operators alone (a ``/``, ``** 0.5``, ``** -1`` in the text: no name to resolve) may
-    # already be enough (NAN111 starts from any division): then no import need be read
-    spelled = {key for key in (SLASH, POW_HALF, NEG_POW) if key in wanted and keys.has(key, False)}
-    if spelled and not every and enough(frozenset(spelled)):
-        return frozenset(spelled)
+    if decides is not None:
+        # the operators alone (a ``/``, ``** 0.5``, ``** -1`` in the text: no name to resolve) may
+        # already decide (NAN111 starts from any division): then no import need be read
+        spelled: set[str] = set()
+        for key in (SLASH, POW_HALF, NEG_POW):
+            if key in wanted and keys.has(key, False):
+                spelled.add(key)
+                if decides(frozenset(spelled)):
+                    return frozenset(spelled)
     present = set()
     docstrings: list[tuple[int, int, int, int]] = []
     binds: dict[str, set[str]] = {}
