@@ -42,3 +42,30 @@ def test_deep_chain_is_still_too_deep():
     src = "x = a" + " + a" * 1500 + "\n"
     with pytest.raises(syntax.NestingTooDeep):
         syntax.parse(src)
+
+
+
+@pytest.mark.parametrize("limit", [1000, 3000])
+@pytest.mark.parametrize("large", [False, True])
+def test_too_deep_is_nan001_whatever_the_recursion_limit(limit, large):
+    """A check on CPython's tree (``Linter.on_tree``, a large file's windows) falls back to
+    libcst's parse, which reports NAN001, for an expression past ``MAX_DEPTH``: under the
+    default recursion limit because the conversion fails, under a raised one (torch raises it
+    to 3000 in any process that imports it) because the depth is measured."""
+    import sys
+
+    from nanlint.lint.engine import Linter
+    from nanlint.rules.base import all_rules
+    from nanlint.source import large as large_mod
+
+    src = "import torch\n\nx = torch.log(p) + " + " + ".join(["a"] * 1100) + "\n"
+    if large:
+        src += "".join(f"y{i} = torch.relu(z{i}) / 2\n" for i in range(large_mod.LARGE // 20))
+    linter = Linter([r for r in all_rules() if r.default], {"edits": False})
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit)
+    try:
+        findings = linter.lint_source(src.encode(), "deep.py").findings
+    finally:
+        sys.setrecursionlimit(before)
+    assert findings and findings[0].code == "NAN001" and "nested more than" in findings[0].message

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 from typing import Sequence
 
 import libcst as cst
@@ -17,7 +18,8 @@ from nanlint.rules.base import Rule, all_rules
 from nanlint.lint.site_filter import SiteFilter
 from nanlint.source import chunks as _chunks, from_ast, large
 from nanlint.source.codegen import code_of
-from nanlint.source.syntax import Checked, NestingTooDeep, parse, parse_error_message, precheck
+from nanlint.source.ast_tree import ast_depth
+from nanlint.source.syntax import MAX_DEPTH, Checked, NestingTooDeep, parse, parse_error_message, precheck
 
 MAX_FIX_PASSES = 10
 
@@ -140,7 +142,12 @@ class Linter:
         """The rules run on the module :mod:`nanlint.source.from_ast` makes of CPython's
         ``tree`` of ``text`` (``rows``: a large file's window, its lines in the file's); None
         when libcst's tree must decide: a rule crashed, the conversion failed or, with
-        ``first_only``, there was a finding."""
+        ``first_only``, there was a finding, or an expression nests past ``MAX_DEPTH`` (libcst's
+        parse reports it, NAN001).  The conversion recurses once per level: under Python's
+        default recursion limit it fails on such an expression, so its depth is measured only
+        where the limit was raised (torch raises it to 3000 in any process that imports it)."""
+        if sys.getrecursionlimit() > MAX_DEPTH and ast_depth(tree, MAX_DEPTH, text) > MAX_DEPTH:
+            return None
         try:
             module, spans = from_ast.convert(tree, text)
             ctx = RuleContext(module, path, self.settings, self.rules, rows, text, tree, spans,
