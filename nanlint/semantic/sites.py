@@ -131,15 +131,11 @@ def scan(tree: ast.Module, text: str, wanted: frozenset[str], enough, decides=No
     keys = _Keys(text, wanted)
     if not keys.complete(present, enough, o.POW in present):
         return frozenset(present)
-    if decides is not None:
-        # the operators alone (a ``/``, ``** 0.5``, ``** -1`` in the text: no name to resolve) may
-        # already decide (NAN111 starts from any division): then no import need be read
-        spelled: set[str] = set()
-        for key in (SLASH, POW_HALF, NEG_POW):
-            if key in wanted and keys.has(key, False):
-                spelled.add(key)
-                if decides(frozenset(spelled)):
-                    return frozenset(spelled)
+    # the operators alone (a ``/``, ``** 0.5``, ``** -1`` in the text: no name to resolve) may
+    # already decide (NAN111 starts from any division): then no import need be read
+    spelled: set[str] = set()
+    if decides is not None and keys.complete(spelled, decides, False):
+        return frozenset(spelled)
     present = set()
     docstrings: list[tuple[int, int, int, int]] = []
     binds: dict[str, set[str]] = {}
@@ -234,7 +230,7 @@ class _Keys:
         self.wanted = wanted
         self.found: dict[str, bool] = {}
 
-    def has(self, key: str, pow_call: bool) -> bool:
+    def _has(self, key: str, pow_call: bool) -> bool:
         if key in (SLASH, NEG_POW):
             if key not in self.found:
                 self.found[key] = (_SLASH if key == SLASH else _NEG_POW).search(self.text) is not None
@@ -254,7 +250,7 @@ class _Keys:
         if not enough(present | {SLASH, POW_HALF, NEG_POW}):
             return False  # no key can make it enough: none is searched
         for key in (SLASH, POW_HALF, NEG_POW):
-            if key in self.wanted and self.has(key, pow_call):
+            if key in self.wanted and self._has(key, pow_call):
                 present.add(key)
                 if enough(present):
                     return True
