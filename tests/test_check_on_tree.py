@@ -109,6 +109,26 @@ def test_a_large_file_s_findings_are_as_fixable_without_their_edits():
     assert _rows(got.findings) == _rows(expected.findings) and not any(f.edits for f in got.findings)
 
 
+@pytest.mark.parametrize("edits", [False, True])
+def test_a_large_file_s_windows_without_a_finding_are_not_parsed_with_libcst(parsed, edits):
+    """A large file no reduction shrinks is analysed in windows: each is run on its CPython
+    tree first, and libcst parses only the one with a finding (its edits decide whether the
+    fix carries into the file), with or without edits; the finding is the same."""
+    from nanlint.source import large
+
+    body = "".join(f"def layer_{i}(x):\n    return F.relu(x) / (x.norm() + 1e-6)\n" for i in range(25_000))
+    tail = "def last(z):\n    q = torch.softmax(z, -1)\n    return torch.log(q)\n"
+    source = ("import torch\nimport torch.nn.functional as F\n" + body + tail).encode()
+    assert len(source) > large.MAX_KEPT
+    rules = [r for r in all_rules() if r.default]
+    result = Linter(rules, {"edits": edits}).lint_source(source, "big.py")
+    assert result.reduced and result.error is None
+    [finding] = result.findings
+    assert finding.code == "NAN101" and finding.start[0] == source.count(b"\n")
+    assert finding.fixable(True) and bool(finding.edits) == edits
+    assert len(parsed) == 1 and b"return torch.log(q)" in parsed[0].encode()
+
+
 def test_the_editor_s_diagnostics_are_computed_without_libcst_and_its_quick_fix_with_it(tmp_path, parsed):
     """The language server publishes diagnostics from an analysis without edits; a quick
     fix asks for the analysis with them (``NanlintServer.with_edits``)."""
