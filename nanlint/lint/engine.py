@@ -123,8 +123,7 @@ class Linter:
         ``first_only``: ([], 0) or None, the first finding ending the run
         (:class:`nanlint.rules.context.Reported`)."""
         tree = checked.tree
-        if tree is None or checked.rejected is not None or isinstance(tree, _chunks.Skeleton) \
-                or self.judges_noqa and "noqa" in checked.text:
+        if tree is None or checked.rejected is not None or isinstance(tree, _chunks.Skeleton):
             return None
         ctx = self._run_on_tree(tree, checked.text, path, None, first_only or self.edits)
         if ctx is None:
@@ -145,7 +144,10 @@ class Linter:
         ``first_only``, there was a finding, or an expression nests past ``MAX_DEPTH`` (libcst's
         parse reports it, NAN001).  The conversion recurses once per level: under Python's
         default recursion limit it fails on such an expression, so its depth is measured only
-        where the limit was raised (torch raises it to 3000 in any process that imports it)."""
+        where the limit was raised (torch raises it to 3000 in any process that imports it).
+        A text whose directives NAN002 judges is libcst's too (its fix edits them)."""
+        if self.judges_noqa and "noqa" in text:
+            return None
         if sys.getrecursionlimit() > MAX_DEPTH and ast_depth(tree, MAX_DEPTH, text) > MAX_DEPTH:
             return None
         try:
@@ -161,8 +163,6 @@ class Linter:
         """Whether the rules find nothing at all in a large file's window, run on CPython's
         tree of it: then libcst need not parse it (nor build its edits, which a finding needs
         to know whether they carry over into the file)."""
-        if self.judges_noqa and "noqa" in text:
-            return False
         try:
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
