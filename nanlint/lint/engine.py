@@ -18,7 +18,7 @@ from nanlint.rules.base import Rule, all_rules
 from nanlint.lint.site_filter import SiteFilter
 from nanlint.source import chunks as _chunks, from_ast, large
 from nanlint.source.codegen import code_of
-from nanlint.source.ast_tree import ast_depth
+from nanlint.source.ast_tree import ast_depth, compile_tree
 from nanlint.source.syntax import MAX_DEPTH, Checked, NestingTooDeep, parse, parse_error_message, precheck
 
 MAX_FIX_PASSES = 10
@@ -164,7 +164,7 @@ class Linter:
         tree of it: then libcst need not parse it (nor build its edits, which a finding needs
         to know whether they carry over into the file)."""
         try:
-            tree = ast.parse(text)
+            tree = compile_tree(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return False
         ctx = self._run_on_tree(tree, text, path, rows, True)

@@ -38,6 +38,8 @@ import ast
 import bisect
 import re
 
+from nanlint.source.ast_tree import compile_tree
+
 LARGE = 500_000  # bytes: above this, a file is syntax-checked in chunks and reduced before the libcst parse
 MAX_KEPT = 500_000  # characters: a reduction that keeps more is analysed in windows instead
 WINDOW = 250_000  # characters of statements per window (with what they read: at most twice this)
@@ -319,7 +321,7 @@ def _reads(text: str, spans: list[tuple[int, int]]) -> set[str]:
     out: set[str] = set()
     for indent, parts in groups.items():
         source = ("if 1:\n" if indent else "") + "".join(parts)
-        tree = compile(source, "<nanlint>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        tree = compile_tree(source)
         out.update(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
     return out
 

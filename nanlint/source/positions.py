@@ -28,6 +28,7 @@ from typing import Callable
 import libcst as cst
 
 from nanlint.source.codegen import positions as whole_positions, unit_positions
+from nanlint.source.ast_tree import compile_tree
 from nanlint.source.walk import node_types
 
 _DEFS = {"FunctionDef": (ast.FunctionDef, ast.AsyncFunctionDef), "ClassDef": (ast.ClassDef,)}
@@ -129,7 +130,7 @@ def _module_statements(text: str) -> list[ast.stmt] | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return ast.parse(text).body
+            return compile_tree(text).body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 

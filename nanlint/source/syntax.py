@@ -17,7 +17,7 @@ import libcst as cst
 
 from nanlint.source import chunks as _chunks
 from nanlint.source import large as _large
-from nanlint.source.ast_tree import ast_depth
+from nanlint.source.ast_tree import ast_depth, compile_tree
 from nanlint.source.walk import parse as fast_parse
 
 MAX_DEPTH = 1000  # expression nesting nanlint analyses (CPython itself stops near 3000)
@@ -64,7 +64,7 @@ def precheck(source: bytes | str) -> Checked:
             if len(source) > _large.LARGE:  # never the whole file's tree: chunk by chunk (nanlint.source.chunks)
                 tree = _chunks.compile_large(text, source=source if isinstance(source, bytes) else None)
             else:
-                tree = compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
+                tree = compile_tree(source)
         return Checked(tree, None, text)
     except SyntaxError as err:
         if "too many nested" in (err.msg or "") or _bracket_depth(source) > _MAX_BRACKETS:
