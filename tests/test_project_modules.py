@@ -9,6 +9,8 @@ import pytest
 
 import json
 
+from nanlint.semantic import modules
+
 MODEL_SOFTMAX = """\
     import tensorflow as tf
 
@@ -207,3 +209,16 @@ def test_torch_max_with_a_tensor_floor_is_elementwise_not_a_reduction(run_cli, t
     assert findings(run_cli, str(tmp_path / "miner.py"), "--no-cache") == []
     write(tmp_path, {"miner.py": miner.format(floor="torch.max(d, 1)[0]")})  # a reduction still is one
     assert findings(run_cli, str(tmp_path / "miner.py"), "--no-cache") == ["miner.py:7:NAN107"]
+
+
+def test_the_attributes_read_of_an_imported_name_are_whole_chains_only():
+    """``m.f`` reads ``f`` of ``m``; ``am.f`` (another word), ``x.m.f`` (another chain) and
+    ``m . f`` do not; a dotted import is read through its whole chain."""
+    text = textwrap.dedent("""\
+        import m
+        import pkg.model
+        y = m.f(x) + m.g + am.h + x.m.i + (m . j) + m.k.l
+        z = pkg.model.net(y) + pkg.modelx.other + ém.u
+        """)
+    lines = {bound[0]: attrs[0] for _level, _module, _names, bound, attrs in modules.import_lines(text)}
+    assert lines == {"m": frozenset({"f", "g", "k"}), "pkg.model": frozenset({"net"})}
