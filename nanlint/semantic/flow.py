@@ -99,8 +99,10 @@ def _merge_level(parts: list, depth: int):
     if all(p is first for p in live[1:]):
         return first
     if depth == 0:
-        out: dict = {}
-        for e in live:
+        out: dict = dict(first)
+        for e in live[1:]:
+            if e is first:
+                continue
             for name, bindings in e.items():
                 have = out.get(name)
                 if have is None:
@@ -120,6 +122,18 @@ def _merge_level(parts: list, depth: int):
         else:
             out.append(head)
     return tuple(out)
+
+
+_NAME_FIELDS: dict[type, tuple[str, ...]] = {}  # ScopeFlow._names_in: a type -> the fields it walks
+
+
+def _name_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a value of type ``kind`` that :meth:`ScopeFlow._names_in` walks: a
+    node's children (:func:`child_fields`), none for a nested ``def``/``class`` (a scope of its
+    own) or for what is not a node (a string, ``None``, a sentinel)."""
+    fields = () if not is_node(kind) or kind is cst.FunctionDef or kind is cst.ClassDef else child_fields(kind)
+    _NAME_FIELDS[kind] = fields
+    return fields
 
 
 class _Loop:
@@ -201,22 +215,27 @@ class ScopeFlow:
 
     def _names_in(self, node: cst.CSTNode, stmt: cst.CSTNode) -> None:
         """Record ``stmt`` as the statement of every name under ``node`` (not in nested
-        ``def``/``class`` bodies, which are scopes of their own)."""
+        ``def``/``class`` bodies, which are scopes of their own).  Every expression of a
+        flowed scope comes through here: what a value's type holds is looked up once per type
+        (:func:`_name_fields`), and anything but a node has none."""
         stack = [node]
         statement_of = self.statement_of
+        plans = _NAME_FIELDS
+        name_type = cst.Name
         while stack:
             n = stack.pop()
             kind = type(n)
-            if kind is cst.Name:
+            if kind is name_type:
                 statement_of[id(n)] = stmt
                 continue
-            if kind is cst.FunctionDef or kind is cst.ClassDef:
-                continue
-            for name in child_fields(kind):
+            fields = plans.get(kind)
+            if fields is None:
+                fields = _name_fields(kind)
+            for name in fields:
                 value = getattr(n, name)
                 if type(value) is tuple or type(value) is list:
-                    stack.extend(c for c in value if is_node(type(c)))
-                elif is_node(type(value)):
+                    stack.extend(value)
+                else:
                     stack.append(value)
 
     def _header(self, stmt: cst.CSTNode) -> None:
