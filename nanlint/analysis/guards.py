@@ -77,6 +77,9 @@ def constant(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _d
         qual = ctx.index.qualname(expr, scope)  # from math import pi
         if qual in NAMED_CONSTANTS:
             return NAMED_CONSTANTS[qual]
+        visible = ctx.index.lookup(expr.value, scope)
+        if visible is None or not any(b.kind == ASSIGN and b.value is not None for b in visible[0]):
+            return None  # what reaches the use is some of these (a parameter, an import): no flow needed
         found = ctx.reaching(expr, scope)  # every assignment reaching the use gives the same constant
         if not found or not found[0] or any(b.kind != ASSIGN or b.value is None for b in found[0]):
             return None
