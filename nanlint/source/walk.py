@@ -72,33 +72,55 @@ class FastVisitor:
         self._walk(node)
 
     def _plan(self, kind: type) -> tuple:
-        name = kind.__name__
-        plan = self._plans[kind] = (getattr(type(self), f"visit_{name}", None),
-                                    getattr(type(self), f"leave_{name}", None), child_fields(kind))
+        """``kind``'s plan for this visitor: (visit_X, leave_X, its child fields), or
+        :data:`_INERT` for a value the walk has nothing to do with: not a node (a string,
+        ``None``, a sentinel), or a node with neither hook whose fields hold no node (a name,
+        a number, an operator: a third of a tree, skipped without a call)."""
+        if not is_node(kind):
+            plan = _INERT
+        else:
+            name = kind.__name__
+            visit, leave = getattr(type(self), f"visit_{name}", None), getattr(type(self), f"leave_{name}", None)
+            plan = _INERT if visit is None and leave is None and holds_no_node(kind) else \
+                (visit, leave, child_fields(kind))
+        self._plans[kind] = plan
         return plan
 
     def _walk(self, node: cst.CSTNode) -> None:
         # every node of a file comes through here (the Index's walk): no tuple key, no call
-        # for a type already known to be a node or not
-        plan = self._plans.get(type(node)) or self._plan(type(node))
+        # for a child with nothing to visit
+        plans = self._plans
+        plan = plans.get(type(node)) or self._plan(type(node))
+        if plan is _INERT:
+            return
         visit, leave, fields = plan
         if visit is None or visit(self, node) is not False:
             walk = self._walk
-            known = _NODE_TYPES
             for name in fields:
                 value = getattr(node, name)
                 kind = type(value)
                 if kind is tuple or kind is list:
                     for child in value:
-                        is_child = known.get(type(child))
-                        if is_child or is_child is None and is_node(type(child)):
+                        if (plans.get(type(child)) or self._plan(type(child))) is not _INERT:
                             walk(child)
-                else:
-                    is_child = known.get(kind)
-                    if is_child or is_child is None and is_node(kind):
-                        walk(value)
+                elif (plans.get(kind) or self._plan(kind)) is not _INERT:
+                    walk(value)
         if leave is not None:
             leave(self, node)
+
+
+_INERT = ("inert",)  # FastVisitor's plan for a value it does nothing with (truthy: ``get() or _plan()``)
+_HOLDS_NO_NODE: dict[type, bool] = {}
+
+
+def holds_no_node(kind: type) -> bool:
+    """Whether none of ``kind``'s :func:`child_fields` can hold a node: each is typed ``str``
+    (a name's, a number's, a string's value), or there are none (an operator)."""
+    known = _HOLDS_NO_NODE.get(kind)
+    if known is None:
+        types = {f.name: f.type for f in dataclasses.fields(kind)}
+        known = _HOLDS_NO_NODE[kind] = all(types.get(name) is str for name in child_fields(kind))
+    return known
 
 
 class _Names(FastVisitor):
