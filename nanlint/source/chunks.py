@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import ast
 
-from nanlint.source.ast_tree import ast_depth, chain_pairs, statements
+from nanlint.source.ast_tree import ast_depth, chain_pairs, compile_tree, statements
 from nanlint.source.cuts import COMMENT, Tokens, cuts, line_starts, lines_in
 from nanlint.source import large as _large
 from nanlint.source.body_cuts import BodySlices, accepted, body_cuts
@@ -59,8 +59,8 @@ from nanlint.source.large import Outline, binds, outline
 
 TARGET = 300_000  # characters per chunk: a tree of ~30-60 MB
 BIG = 2  # times the target: a chunk (a statement) above that is split (compiled in slices) when it can be
-_PYCF_ONLY_AST = 0x400
 _MERGES = 2  # chunks merged forward after a failed compile before compiling the rest whole
+
 
 class Skeleton(ast.Module):
     """What :func:`compile_large` keeps of a large file's tree (see the module docstring)."""
@@ -87,16 +87,12 @@ class Skeleton(ast.Module):
     def _trees(self):
         for start, end, first, slices in self.pieces:
             if slices is None:
-                yield _compile(self.text[start:end])
+                yield compile_tree(self.text[start:end])
             else:
                 sources = slices.sources(self.text) if isinstance(slices, BodySlices) else \
                     _slice_sources(self.text, slices)
                 for source in sources:
-                    yield _compile(source)
-
-
-def _compile(source: str) -> ast.Module:
-    return compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
+                    yield compile_tree(source)
 
 
 def compile_large(text: str, target: int = TARGET, source: bytes | None = None) -> Skeleton:
@@ -143,7 +139,7 @@ def _compile_large(text: str, target: int, source: bytes | None) -> Skeleton:
         for merge in range(min(_MERGES, len(units) - 1 - i) + 1):  # a misjudged cut: merge forward
             end = units[i + merge][1]
             try:
-                tree = _compile(text[start:end])
+                tree = compile_tree(text[start:end])
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 continue  # which error comes first, and where, is the rest's compile's to say
             _take(skeleton, tree, line - 1)
@@ -151,7 +147,7 @@ def _compile_large(text: str, target: int, source: bytes | None) -> Skeleton:
             i += merge + 1
             break
         else:  # the rest whole, at its own lines: CPython's error as the file's compile reports it
-            tree = _compile(_rest(text, start, line, source))
+            tree = compile_tree(_rest(text, start, line, source))
             _take(skeleton, tree, 0)
             skeleton.pieces.append((start, len(text), line, None))
             break
@@ -331,7 +327,7 @@ def _take_sliced(skeleton: Skeleton, text: str, slices, first_line: int) -> bool
     end_line = 0
     for k, source in enumerate(_slice_sources(text, slices)):
         try:
-            tree = _compile(source)
+            tree = compile_tree(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return False
         if len(tree.body) != 1 or type(tree.body[0]) not in _SIMPLE:
@@ -371,7 +367,7 @@ def _take_body(skeleton: Skeleton, text: str, slices: BodySlices, first_line: in
     last = first_line
     for k, source in enumerate(slices.sources(text)):
         try:
-            tree = _compile(source)
+            tree = compile_tree(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return False
         stmt = accepted(tree, k, slices, text, first)

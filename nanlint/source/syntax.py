@@ -21,7 +21,6 @@ from nanlint.source.ast_tree import ast_depth, compile_tree
 from nanlint.source.walk import parse as fast_parse
 
 MAX_DEPTH = 1000  # expression nesting nanlint analyses (CPython itself stops near 3000)
-_PYCF_ONLY_AST = 0x400
 _MAX_BRACKETS = 200  # CPython's limit on nested brackets; libcst's native parser overflows its stack far past it
 
 
@@ -191,7 +190,7 @@ def _python_accepts(source) -> bool:
     if source is None:
         return False
     try:
-        compile(source, "<nanlint>", "exec", dont_inherit=True, flags=_PYCF_ONLY_AST)
+        compile_tree(source)
     except BaseException:  # noqa: BLE001
         return False
     return True
@@ -202,7 +201,7 @@ def _python_reason(source) -> str | None:
     if source is None:
         return None
     try:
-        compile(source, "<nanlint>", "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
+        compile_tree(source)
     except SyntaxError as err:
         return err.msg
     except Exception:  # noqa: BLE001
