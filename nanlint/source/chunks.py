@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import ast
 
-from nanlint.source.ast_tree import ast_depth, chain_pairs, compile_tree, statements
+from nanlint.source.ast_tree import ast_depth, chain_pairs, collector_paused, compile_tree, statements
 from nanlint.source.cuts import COMMENT, Tokens, cuts, line_starts, lines_in
 from nanlint.source import large as _large
 from nanlint.source.body_cuts import BodySlices, accepted, body_cuts
@@ -103,15 +103,8 @@ def compile_large(text: str, target: int = TARGET, source: bytes | None = None) 
     thousands of new containers, which trigger collections that walk every live
     object, again and again (5.6 of 8.9 CPU s on the 10 MB ``chain`` file of
     ``bench/large_file.py``); trees hold no cycles, reference counting frees them."""
-    import gc
-
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return _compile_large(text, target, source)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _compile_large(text: str, target: int, source: bytes | None) -> Skeleton:
