@@ -81,6 +81,9 @@ class Expressions:
         self._plain = {kind: getattr(cst, name)() for kind, name in {**_BINOPS, **_UNARY, **_COMPARE}.items()}
         self._augmented = {kind: getattr(cst, name + "Assign")() for kind, name in _BINOPS.items()}
         self._expr = methods(type(self), _EXPRESSIONS)
+        # ``f(x, dim=1)``, ``def f(x=1)``: a keyword's equal sign as PEP 8 writes it (libcst's default
+        # spaces it), so that a fix's code reads as the user's
+        self._tight = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
 
     # --- bookkeeping -------------------------------------------------------------
     def at(self, made, node):
@@ -150,7 +153,8 @@ class Expressions:
     def keyword(self, node):
         if node.arg is None:
             return self.at(cst.Arg(self.p(node.value, BOR), star="**", **formatting(cst.Arg)), node)
-        return self.at(cst.Arg(self.p(node.value, TEST), keyword=self.at(cst.Name(node.arg), node), **formatting(cst.Arg)), node)
+        return self.at(cst.Arg(self.p(node.value, TEST), keyword=self.at(cst.Name(node.arg), node),
+                               equal=self._tight, **formatting(cst.Arg)), node)
 
     def call(self, node):
         func = self.p(node.func, ATOM)
@@ -261,8 +265,9 @@ class Expressions:
 
         def param(a, default=None, star=""):
             annotation = self.at(cst.Annotation(self.p(a.annotation, TEST)), a.annotation) if a.annotation else None
+            equal = self._tight if default is not None and annotation is None else cst.MaybeSentinel.DEFAULT
             return self.at(cst.Param(self.at(cst.Name(a.arg), a), annotation, default=self.opt(default), star=star,
-                                         **formatting(cst.Param)), a)
+                                         equal=equal, **formatting(cst.Param)), a)
 
         made = [param(a, d) for a, d in zip(positional, defaults)]
         posonly = made[:len(args.posonlyargs)]
