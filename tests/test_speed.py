@@ -173,7 +173,8 @@ def test_prefilter_never_hides_a_finding(corpus, selection):
 
 def test_site_filter_decisions(monkeypatch):
     """Files no rule can start in are not parsed with libcst, nor are those where the rules,
-    run on CPython's tree (``Linter.finds_nothing``), find nothing; the rest are."""
+    run on CPython's tree (``Linter.finds_nothing``), find nothing or nothing whose fix has
+    edits; the rest are."""
     linter = Linter([r for r in all_rules() if r.default], {})
     parsed: list = []
     real = engine_mod.parse
@@ -197,7 +198,10 @@ def test_site_filter_decisions(monkeypatch):
     assert not_parsed("import torch\n\nwith torch.no_grad():\n    y = x.clamp(0, 1)\n")  # no_grad: no gradient
     assert not skipped("import torch\n\ndef f(z, h):\n    return h.math.log(z.softmax(-1))\n")  # an attribute
     assert not skipped(EXTRA["grad_clamp.py"]) and not skipped(EXTRA["eps_named.py"])
-    assert not not_parsed(EXTRA["grad_clamp.py"]) and not not_parsed(EXTRA["eps_named.py"])
+    # a finding whose fix has no edit (display-only) needs no libcst parse; one whose fix has edits does
+    assert not_parsed(EXTRA["grad_clamp.py"]) and not_parsed(EXTRA["eps_named.py"])
+    assert [f.code for f in linter.lint_source(EXTRA["grad_clamp.py"].encode(), "a.py").findings] == ["NAN503"]
+    assert not not_parsed("import torch\n\ndef f(z):\n    return torch.log(torch.softmax(z, -1))\n")
     broken = linter.lint_source(b"import torch\nprint 'x', torch.log(p)\n", "a.py")
     assert not broken.skipped and [f.code for f in broken.findings] == ["NAN001"]
     # a rule that may report anywhere (NAN002 unused-noqa declares no triggers) turns the filter off

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import Sequence
 
 import libcst as cst
 
 from nanlint.fix import fixes as fixes_mod
-from nanlint.findings import PARSE_ERROR, Edit, FileResult, Finding
+from nanlint.fix import translate
+from nanlint.findings import PARSE_ERROR, FileResult, Finding
 from nanlint.lint import noqa as noqa_mod
+from nanlint.lint import edits as edits_mod
 from nanlint.lint import large_fix, notebook
 from nanlint.source.noqa import ALL as NOQA_ALL, file_directive, matches
 from nanlint.rules.context import RawFinding, Reported, RuleContext
 from nanlint.rules.base import Rule, all_rules
 from nanlint.lint.site_filter import SiteFilter
 from nanlint.source import chunks as _chunks, from_ast, large
-from nanlint.source.codegen import code_of
 from nanlint.source.ast_tree import ast_depth, compile_tree
 from nanlint.source.syntax import MAX_DEPTH, Checked, NestingTooDeep, parse, parse_error_message, precheck
 
@@ -109,7 +111,8 @@ class Linter:
         no rule crashed): then libcst need not parse the file."""
         return self.on_tree(checked, path, first_only=True) == ([], 0)
 
-    def on_tree(self, checked: Checked, path: str, first_only: bool = False) -> tuple[list[Finding], int] | None:
+    def on_tree(self, checked: Checked, path: str, first_only: bool = False,
+                source: bytes | str | None = None) -> tuple[list[Finding], int] | None:
         """The file's findings (shown, and the number hidden) from the rules run on the
         module :mod:`nanlint.source.from_ast` makes of the syntax check's tree, without
         libcst's parse; None when libcst's tree must decide.  The rules read no comment,
@@ -124,6 +127,12 @@ class Linter:
         tree = checked.tree
         if tree is None or checked.rejected is not None or isinstance(tree, _chunks.Skeleton):
             return None
+        if self.edits and not first_only:
+            found = self.with_edits(checked, source, path) if source is not None else None
+            if found is None:
+                return None
+            ctx, raw, hidden, parsed = found
+            return sorted((self._to_finding(ctx, f, parsed=parsed) for f in raw), key=Finding.sort_key), hidden
         ctx = self._run_on_tree(tree, checked.text, path, None, first_only or self.edits)
         if ctx is None:
             return None
@@ -134,6 +143,35 @@ class Linter:
             return sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key), hidden
         except Exception:  # noqa: BLE001 - a node or comment the source cannot place: libcst's tree decides
             return None
+
+    def with_edits(self, checked: Checked, source: bytes | str, path: str,
+                   module: cst.Module | None = None) -> tuple | None:
+        """The rules run on the module made of CPython's tree, their fixes moved onto libcst's
+        parse of the source (``module``, when the caller has it; :mod:`nanlint.fix.translate`):
+        (that run's context, the findings shown with their fixes over libcst's tree, the number
+        hidden, the parse as :class:`translate.Parsed`, or None when it has no finding); None
+        when libcst's tree must decide (a fix touches what the two trees do not share, or as
+        :meth:`_run_on_tree` says)."""
+        tree = checked.tree
+        if tree is None or checked.rejected is not None or isinstance(tree, _chunks.Skeleton):
+            return None
+        with translate.recording() as record:
+            ctx = self._run_on_tree(tree, checked.text, path, None, False)
+        if ctx is None:
+            return None
+        if not ctx.findings:
+            return ctx, [], 0, None
+        try:
+            raw, hidden = self.shown(*self._kept(ctx, checked.text))
+            if not any(f.fix is not None and (f.fix.replacements or f.fix.imports) for f in raw):
+                return ctx, raw, hidden, None
+            if module is None:
+                module = parse(source, checked)
+            parsed = translate.Parsed(module, checked.text, tree.body, ctx.module, ctx.origins, record)
+            moved = [f if f.fix is None else dataclasses.replace(f, fix=parsed.fix(f.fix)) for f in raw]
+        except Exception:  # noqa: BLE001 - Unpaired, a node the source cannot place: libcst's tree decides
+            return None
+        return ctx, moved, hidden, parsed
 
     def _run_on_tree(self, tree, text: str, path: str, rows: list[int] | None,
                      first_only: bool) -> RuleContext | None:
@@ -198,40 +236,9 @@ class Linter:
                 out.append(f)
         return out
 
-    def _to_finding(self, ctx: RuleContext, f: RawFinding, edits: bool = True) -> Finding:
-        """A finding as the user sees it; ``edits``: with its fix's edits (else only whether
-        it has any, ``edits_omitted``: a check whose report shows none).  On a module made
-        from CPython's tree its place and snippet are read from the source as libcst's tree
-        would give them (:class:`nanlint.source.from_ast.Spans`), and its edits, libcst's
-        rewrite, are never built there."""
-        if ctx.converted:
-            (r1, c1), (r2, c2) = ctx.positions.chars(f.node)  # type: ignore[union-attr]
-            edits = False
-        else:
-            r = ctx.positions[f.node]
-            (r1, c1), (r2, c2) = (r.start.line, r.start.column), (r.end.line, r.end.column)
-        finding = Finding(f.code, f.name, f.message, ctx.path, (r1, c1 + 1), (r2, c2 + 1),
-                          snippet=ctx.code(f.node), may=f.may)
-        if f.fix is not None:
-            finding.fix_applicability = f.fix.applicability
-            finding.fix_message = f.fix.message
-            if not edits:
-                finding.edits_omitted = bool(f.fix.replacements or f.fix.imports)
-                return finding
-            for old, new in f.fix.replacements:
-                p = ctx.positions[old]
-                content = fixes_mod.replacement_code(ctx.module, old, new, ctx.parent)
-                finding.edits.append(Edit(content, (p.start.line, p.start.column + 1),
-                                          (p.end.line, p.end.column + 1)))
-            if f.fix.imports:
-                index = fixes_mod.import_insert_index(ctx.module)
-                if index < len(ctx.module.body):
-                    row = ctx.positions[ctx.module.body[index]].start.line
-                else:
-                    row = len(ctx.module.code.splitlines()) + 1
-                content = "".join(code_of(ctx.module, i.statement()) for i in f.fix.imports)
-                finding.edits.append(Edit(content, (row, 1), (row, 1)))
-        return finding
+    def _to_finding(self, ctx: RuleContext, f: RawFinding, edits: bool = True,
+                    parsed: translate.Parsed | None = None) -> Finding:
+        return edits_mod.to_finding(ctx, f, edits, parsed)
 
     # --- public -----------------------------------------------------------------
     def lint_source(self, source: bytes, path: str, site_filter: bool = True,
@@ -255,7 +262,7 @@ class Linter:
             reduced = self._reduced(checked, source)
             pieces = reduced if isinstance(reduced, list) else [reduced] if reduced is not None else None
             if pieces is None and site_filter:
-                found = self.on_tree(checked, path)
+                found = self.on_tree(checked, path, source=source)
                 if found is not None:  # decided on CPython's tree: libcst never parses the file
                     result.findings, result.hidden = found
                     return result
@@ -375,7 +382,8 @@ class Linter:
         except Exception:  # noqa: BLE001
             return self.lint_source(source, path, site_filter)
         try:
-            return self._fix_module(module, source, path, unsafe)
+            # without the site filter, the rules run on libcst's parse (what the tests compare with)
+            return self._fix_module(module, source, path, unsafe, checked if site_filter else None)
         except Exception as exc:  # noqa: BLE001 - RecursionError included: nothing is written
             result = self.lint_source(source, path)
             if isinstance(exc, RecursionError) and result.findings and result.findings[0].code == PARSE_ERROR[0]:
@@ -384,17 +392,26 @@ class Linter:
                 f"{path}: internal error while fixing ({_one_line(exc)}); file left unchanged, please report it"
             return result
 
-    def _fix_module(self, module: cst.Module, source: bytes, path: str, unsafe: bool) -> FileResult:
+    def _fix_module(self, module: cst.Module, source: bytes, path: str, unsafe: bool,
+                    checked: Checked | None = None) -> FileResult:
+        """Fix passes to a fixpoint. Each pass runs the rules on the module made of CPython's
+        tree (``checked``) and moves their fixes onto ``module``, libcst's parse
+        (:meth:`with_edits`); where that cannot be done, the rules run on ``module`` itself."""
         applied = 0
         lost = b""  # what libcst does not reproduce: a final bare CR (``x = 1\r``)
         crashes: list[str] = []
         applied_codes: dict[str, int] = {}
         text = source_text(module, source)
         for _ in range(MAX_FIX_PASSES):
-            ctx, raw, hidden = self.run_rules(module, text, path)
-            raw, hidden = self.shown(raw, hidden)  # what is not shown is not fixed
+            found = self.with_edits(checked, text, path, module) if checked is not None else None
+            if found is not None:
+                ctx, raw, hidden, parsed = found
+            else:
+                ctx, raw, hidden = self.run_rules(module, text, path)
+                raw, hidden = self.shown(raw, hidden)  # what is not shown is not fixed
+                parsed = None
             crashes.extend(c for c in ctx.crashes if c not in crashes)
-            chosen = self._non_overlapping(ctx, [f for f in raw if f.fix is not None
+            chosen = edits_mod.non_overlapping(parsed or ctx, [f for f in raw if f.fix is not None
                                                  and f.fix.applies_automatically
                                                  and fixes_mod.allowed(f.fix.applicability, unsafe)])
             if not chosen:
@@ -411,7 +428,8 @@ class Linter:
             new_module = fixes_mod.apply(module, [f.fix for f in chosen])  # type: ignore[misc]
             try:
                 new_bytes = new_module.bytes
-                reparsed = parse(new_bytes)
+                checked = precheck(new_bytes)
+                reparsed = parse(new_bytes, checked)
             except Exception as exc:  # noqa: BLE001
                 codes = ", ".join(sorted({f.code for f in chosen}))
                 result = self.lint_source(source, path)
@@ -433,7 +451,7 @@ class Linter:
             return result
         # The last pass linted the final module: its findings are the result (no second lint).
         result = FileResult(path, hidden=hidden)
-        result.findings = sorted((self._to_finding(ctx, f) for f in raw), key=Finding.sort_key)
+        result.findings = sorted((self._to_finding(ctx, f, parsed=parsed) for f in raw), key=Finding.sort_key)
         if applied:  # a file no fix changed is never rewritten (libcst may not round-trip a final bare CR)
             final = module.bytes + lost
             result.fixed = applied
@@ -444,21 +462,6 @@ class Linter:
             result.error = f"{path}: internal error, {'; '.join(crashes)}: " \
                 "those rules' findings and fixes in this file are missing; please report it"
         return result
-
-    @staticmethod
-    def _non_overlapping(ctx: RuleContext, candidates: list[RawFinding]) -> list[RawFinding]:
-        chosen: list[RawFinding] = []
-        taken: list[tuple[tuple[int, int], tuple[int, int]]] = []
-        for f in candidates:
-            spans = []
-            for old, _ in f.fix.replacements:  # type: ignore[union-attr]
-                p = ctx.positions[old]
-                spans.append(((p.start.line, p.start.column), (p.end.line, p.end.column)))
-            if any(a[0] < b[1] and b[0] < a[1] for a in spans for b in taken):
-                continue
-            taken.extend(spans)
-            chosen.append(f)
-        return chosen
 
 
 class _Unparsable(Exception):

@@ -68,6 +68,11 @@ class FileContext:
         return self._spans is not None
 
     @property
+    def origins(self) -> dict | None:
+        """For a converted module: ``id(node) -> the CPython node it was made from``."""
+        return self._spans
+
+    @property
     def text(self) -> str:
         """The module's source: the text it was parsed from, else its code (regenerated
         once: libcst's codegen of a whole module costs as much as its parse)."""

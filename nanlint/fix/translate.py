@@ -1,0 +1,201 @@
+"""Fixes found on the module made of CPython's tree, moved onto libcst's parse of the file.
+
+The rules run once per file, on the module :mod:`nanlint.source.from_ast` makes of CPython's
+tree: its nodes hold libcst's default formatting, not the user's. A fix is a set of node
+replacements built from those nodes. To rewrite the user's text, each is moved onto libcst's
+own parse of the same source:
+
+* :func:`pair` walks the two trees side by side, field by field (formatting fields aside:
+  whitespace, parentheses, commas, comments) and maps each converted node to the parsed node
+  in its place. Where the two differ in shape (``a; b`` on one line, a one-line suite, an
+  implicit string concatenation) the subtree is left unpaired;
+* while the rules run, :func:`recording` notes every node a rule derives from another with
+  libcst's ``with_changes``, ``deep_replace`` or ``deep_clone``;
+* :class:`Translator` rebuilds a fix's new nodes over the parsed tree: a converted node is its
+  pair, a derived node is the same derivation replayed on the translated base (so it keeps the
+  user's formatting, as a rule running on libcst's parse would have), any other new node is
+  itself with its children translated. A converted node with no pair raises :class:`Unpaired`:
+  the caller then lints the file on libcst's parse, as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+
+import libcst as cst
+
+from nanlint.source.positions import Positions
+from nanlint.source.codegen import code_of
+from nanlint.source.walk import child_fields, empty_module, is_node, parents
+from nanlint.fix import fixes
+
+_DERIVING = ("with_changes", "deep_replace", "deep_clone")
+_RECORD: list[dict | None] = [None]  # the derivations being recorded (None: not recording)
+
+
+class Unpaired(Exception):
+    """A fix touches a converted node that has no twin in libcst's parse."""
+
+
+@functools.lru_cache(maxsize=None)
+def _originals() -> dict:
+    """libcst's deriving methods, wrapped once (on first use: importing nanlint loads no
+    libcst) so that a derivation is noted while :func:`recording` is on."""
+    originals = {name: getattr(cst.CSTNode, name) for name in _DERIVING}
+
+    def wrap(name, method):
+        def deriving(self, *args, **kwargs):
+            made = method(self, *args, **kwargs)
+            record = _RECORD[0]
+            if record is not None:
+                record[id(made)] = (made, name, self, args, kwargs)  # holds ``made``: its id stays its own
+            return made
+        deriving.__doc__ = method.__doc__
+        return deriving
+
+    for name, method in originals.items():
+        setattr(cst.CSTNode, name, wrap(name, method))
+    return originals
+
+
+@contextlib.contextmanager
+def recording():
+    """Note, while the rules run, every node derived from another (``id(made) -> (made,
+    method, base, args, kwargs)``); yields that record."""
+    _originals()
+    outer = _RECORD[0]
+    record: dict = {}
+    _RECORD[0] = record
+    try:
+        yield record
+    finally:
+        _RECORD[0] = outer
+
+
+def pair(converted: cst.Module, spans: dict, parsed: cst.Module) -> dict[int, cst.CSTNode]:
+    """``id(converted node) -> its twin in parsed`` for every node of ``converted`` made from
+    CPython's tree (its id in ``spans``) whose place in ``parsed`` holds a node of the same
+    shape."""
+    out: dict[int, cst.CSTNode] = {}
+    stack = [(converted, parsed)]
+    while stack:
+        a, b = stack.pop()
+        if type(a) is not type(b):
+            continue
+        if id(a) in spans:
+            out[id(a)] = b
+        for name in child_fields(type(a)):
+            x, y = getattr(a, name), getattr(b, name)
+            if type(x) in (list, tuple):
+                if type(y) not in (list, tuple):
+                    continue
+                if name == "body" and len(x) != len(y):
+                    stack.extend(_statements(x, y))
+                elif len(x) == len(y):
+                    stack.extend((p, q) for p, q in zip(x, y) if is_node(type(p)))
+            elif is_node(type(x)):
+                stack.append((x, y))
+    return out
+
+
+def _statements(made: list, parsed: list) -> list[tuple]:
+    """A body whose small statements libcst groups on fewer lines (``a = 1; b = 2``): its
+    statements paired one by one, the lines themselves left unpaired."""
+    def units(body):
+        out = []
+        for st in body:
+            out.extend(st.body if isinstance(st, cst.SimpleStatementLine) else [st])
+        return out
+    first, second = units(made), units(parsed)
+    return list(zip(first, second)) if len(first) == len(second) else []
+
+
+class Translator:
+    """Rebuilds nodes a rule made over the converted module as nodes over libcst's parse."""
+
+    def __init__(self, twins: dict[int, cst.CSTNode], spans: dict, record: dict) -> None:
+        self.twins, self.spans, self.record = twins, spans, record
+        self._done: dict[int, object] = {}
+
+    def fix(self, fix: fixes.Fix) -> fixes.Fix:
+        """``fix`` with its replacements over the parsed tree (raises :class:`Unpaired`)."""
+        replacements = []
+        for old, new in fix.replacements:
+            twin = self.twins.get(id(old))
+            if twin is None:
+                raise Unpaired(type(old).__name__)
+            if code_of(empty_module(), twin) != code_of(empty_module(), old):
+                # the user's formatting inside the replaced node is not libcst's default: a
+                # rule building the fix may have read the converted node's (a comma, a comment,
+                # a line break) where its twin has other
+                raise Unpaired(f"{type(old).__name__} formatted")
+            replacements.append((twin, self.value(new)))
+        return fixes.Fix(fix.applicability, fix.message, replacements, list(fix.imports))
+
+    def value(self, value):
+        kind = type(value)
+        if kind is list or kind is tuple:
+            items = [self.value(v) for v in value]
+            return value if all(p is q for p, q in zip(items, value)) else kind(items)
+        if isinstance(value, cst.FlattenSentinel):
+            return cst.FlattenSentinel([self.node(n) for n in value.nodes])
+        return self.node(value) if is_node(kind) else value
+
+    def node(self, node):
+        key = id(node)
+        done = self._done.get(key)
+        if done is not None:
+            return done
+        twin = self.twins.get(key)
+        if twin is not None:
+            return twin
+        derived = self.record.get(key)
+        if derived is not None:
+            _, method, base, args, kwargs = derived
+            made = _originals()[method](self.node(base), *[self.value(a) for a in args],
+                                        **{k: self.value(v) for k, v in kwargs.items()})
+        elif key in self.spans:
+            raise Unpaired(type(node).__name__)
+        else:  # a node the rule built: itself, over translated children
+            changes = {}
+            for name in _all_fields(type(node)):
+                v = getattr(node, name)
+                t = self.value(v)
+                if t is not v:
+                    changes[name] = t
+            made = _originals()["with_changes"](node, **changes) if changes else node
+        self._done[key] = made
+        return made
+
+
+@functools.lru_cache(maxsize=None)
+def _all_fields(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(kind) if not f.name.startswith("_"))
+
+
+class Parsed:
+    """libcst's parse of a file whose rules ran on the module made of CPython's tree: where its
+    nodes are (``positions``, ``parent``), and the fixes found there moved onto it
+    (:meth:`fix`)."""
+
+    def __init__(self, module: cst.Module, text: str, statements, converted: cst.Module, spans: dict,
+                 record: dict) -> None:
+        self.module = module
+        self._parents: dict[int, cst.CSTNode] | None = None
+        self.positions = Positions(module, text, self.parent, statements)
+        self._indent = module.default_indent == converted.default_indent
+        self._translator = Translator(pair(converted, spans, module), spans, record)
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        if self._parents is None:
+            self._parents = parents(self.module)
+        return self._parents.get(id(node))
+
+    def fix(self, fix: fixes.Fix) -> fixes.Fix:
+        """``fix`` over this tree (raises :class:`Unpaired`; so does a file indented otherwise
+        than the converted module, whose indentation a fix may have read)."""
+        if not self._indent:
+            raise Unpaired("indentation")
+        return self._translator.fix(fix)
