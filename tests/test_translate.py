@@ -152,3 +152,33 @@ def test_statements_sharing_a_line_are_paired_one_by_one():
     assert twins[id(second.body[0])] is parsed.body[0].body[1]
     assert twins[id(third.body[0])] is parsed.body[1].body[0]
     assert not {id(first), id(second), id(third)} & set(twins)  # the lines of that body: none
+
+
+def test_one_line_suites_and_two_space_files_are_moved(moved):
+    """A body libcst holds as a one-line suite pairs statement by statement; a file indented
+    by two spaces gives the converted module its indentation (which a fix may lay code out by)."""
+    linter = Linter(list(all_rules()), {})
+    suite = b"import torch\ndef f(x, t):\n    if t: return torch.log(torch.softmax(x, dim=1))\n    return x\n"
+    _same(linter, suite, "suite")
+    two = b"import torch\n\n\ndef f(x):\n  y = torch.log(torch.softmax(x, dim=1))\n  return y\n"
+    _same(linter, two, "two spaces")
+    # the rules ran on libcst's parse only for _same's references (a lint and a fix, twice)
+    assert moved["unpaired"] == 0 and moved["moved"] >= 4 and moved["libcst runs"] == 4
+
+
+@pytest.mark.parametrize("text", [
+    "x = 1\n", "def f():\n  return 1\n", "if x: pass\nclass A:\n\t@d\n\tdef f(s): pass\n",
+    "def f(\n a): return a\nfor i in x:\n        y\n", "try:\n   pass\nexcept E:\n   pass\n"])
+def test_the_converted_module_is_indented_as_libcst_reads_the_file(text):
+    converted, _ = from_ast.convert(ast.parse(text), text)
+    assert converted.default_indent == cst.parse_module(text).default_indent
+
+
+def test_a_string_is_converted_as_written():
+    """Its quotes, prefix and escapes as the user wrote them; an implicit concatenation (one
+    constant to CPython) and a triple-quoted string as the value's repr."""
+    text = 'a = "x"\nb = r"\\d"\nc = "p" "q"\nd = """doc"""\ne = f"{k}"\n'
+    converted, _ = from_ast.convert(ast.parse(text), text)
+    values = [line.body[0].value for line in converted.body]
+    assert [v.value for v in values[:4]] == ['"x"', 'r"\\d"', "'pq'", "'doc'"]
+    assert isinstance(values[4], cst.FormattedString)

@@ -83,6 +83,8 @@ def pair(converted: cst.Module, spans: dict, parsed: cst.Module) -> dict[int, cs
     while stack:
         a, b = stack.pop()
         if type(a) is not type(b):
+            if type(a) is cst.IndentedBlock and type(b) is cst.SimpleStatementSuite:  # ``if t: return x``
+                stack.extend(_paired(_units(a.body), list(b.body)))
             continue
         if id(a) in spans:
             out[id(a)] = b
@@ -103,12 +105,18 @@ def pair(converted: cst.Module, spans: dict, parsed: cst.Module) -> dict[int, cs
 def _statements(made: list, parsed: list) -> list[tuple]:
     """A body whose small statements libcst groups on fewer lines (``a = 1; b = 2``): its
     statements paired one by one, the lines themselves left unpaired."""
-    def units(body):
-        out = []
-        for st in body:
-            out.extend(st.body if isinstance(st, cst.SimpleStatementLine) else [st])
-        return out
-    first, second = units(made), units(parsed)
+    return _paired(_units(made), _units(parsed))
+
+
+def _units(body) -> list:
+    """A body's statements, the small ones out of their lines."""
+    out = []
+    for st in body:
+        out.extend(st.body if type(st) is cst.SimpleStatementLine else [st])
+    return out
+
+
+def _paired(first: list, second: list) -> list[tuple]:
     return list(zip(first, second)) if len(first) == len(second) else []
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
+import re
 
 import libcst as cst
 
@@ -172,6 +173,10 @@ class Expressions:
         if value is Ellipsis:
             return cst.Ellipsis()
         if isinstance(value, (str, bytes)):
+            if not self._fdepth:
+                written = self.segment(node)
+                if written is not None and _one_literal(written):
+                    return cst.SimpleString(written)  # as the user wrote it: its quotes, prefix, escapes
             text = repr(value)
             # inside an f-string's expression (Python < 3.12): neither its quotes nor a backslash
             if self._fdepth and (self._fdepth > 1 or text[0] == '"' or "\\" in text):
@@ -351,6 +356,15 @@ def formatting(kind: type) -> dict:
     (a default factory), made once: nodes of one module share them, as nothing reads them."""
     return {f.name: f.default_factory() for f in dataclasses.fields(kind)  # type: ignore[misc]
             if f.default_factory is not dataclasses.MISSING}
+
+
+_LITERAL = re.compile(r"""[rRbBuU]{0,2}('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""")
+
+
+def _one_literal(text: str) -> bool:
+    """Whether ``text`` is one single-line string literal (not ``"a" "b"``, an implicit
+    concatenation CPython gives as one constant): then it is the node's code as written."""
+    return _LITERAL.fullmatch(text) is not None
 
 
 def _after(a, b) -> bool:

@@ -384,7 +384,25 @@ class Converter(Expressions):
         return self.at(made, node)
 
     def module(self, tree: ast.Module) -> cst.Module:
-        return cst.Module([self.s(st) for st in tree.body])
+        indent = self.default_indent(tree)
+        body = [self.s(st) for st in tree.body]
+        return cst.Module(body, default_indent=indent) if indent is not None else cst.Module(body)
+
+    def default_indent(self, tree: ast.Module) -> str | None:
+        """The indentation of the file's first indented block, as libcst's parse finds it (a
+        fix may lay code out by it); None when there is none (libcst's default, four spaces)."""
+        for st in tree.body:
+            body = getattr(st, "body", None)
+            if type(body) is not list or not body:
+                continue
+            first = body[0]
+            decorators = getattr(first, "decorator_list", ())
+            line = decorators[0].lineno if decorators else first.lineno
+            text = self.lines[line - 1] if line > st.lineno else b""
+            width = len(text) - len(text.lstrip(b" \t"))
+            if width and (decorators or width == first.col_offset):  # the block's first line, not a suite's
+                return text[:width].decode("ascii", "replace")
+        return None
 
 
 def convert(tree: ast.Module, text: str) -> tuple[cst.Module, dict[int, ast.AST]]:
