@@ -144,10 +144,11 @@ class Linter:
         except Exception:  # noqa: BLE001 - a node or comment the source cannot place: libcst's tree decides
             return None
 
-    def with_edits(self, checked: Checked, source: bytes | str, path: str,
-                   module: cst.Module | None = None) -> tuple | None:
+    def with_edits(self, checked: Checked, source: bytes | str, path: str, module: cst.Module | None = None,
+                   rows: list[int] | None = None) -> tuple | None:
         """The rules run on the module made of CPython's tree, their fixes moved onto libcst's
-        parse of the source (``module``, when the caller has it; :mod:`nanlint.fix.translate`):
+        parse of the source (``module``, when the caller has it; :mod:`nanlint.fix.translate`;
+        ``rows``: a large file's window, its lines in the file's):
         (that run's context, the findings shown with their fixes over libcst's tree, the number
         hidden, the parse as :class:`translate.Parsed`, or None when it has no finding); None
         when libcst's tree must decide (a fix touches what the two trees do not share, or as
@@ -156,7 +157,7 @@ class Linter:
         if tree is None or checked.rejected is not None or isinstance(tree, _chunks.Skeleton):
             return None
         with translate.recording() as record:
-            ctx = self._run_on_tree(tree, checked.text, path, None, False)
+            ctx = self._run_on_tree(tree, checked.text, path, rows, False)
         if ctx is None:
             return None
         if not ctx.findings:
@@ -196,16 +197,16 @@ class Linter:
             return None
         return None if ctx.crashes else ctx
 
-    def _piece_finds_nothing(self, text: str, rows: list[int], path: str) -> bool:
-        """Whether the rules find nothing at all in a large file's window, run on CPython's
-        tree of it: then libcst need not parse it (nor build its edits, which a finding needs
-        to know whether they carry over into the file)."""
+    def _piece_on_tree(self, text: str, rows: list[int], path: str) -> tuple | None:
+        """A large file's window linted as :meth:`with_edits` lints a file: the rules run on
+        CPython's tree of it; libcst parses it only for the edits of a finding's fix (which
+        decide whether the fix carries over into the file, :mod:`nanlint.lint.large_fix`);
+        None when libcst's tree must decide."""
         try:
             tree = compile_tree(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return False
-        ctx = self._run_on_tree(tree, text, path, rows, True)
-        return ctx is not None and not ctx.findings
+            return None
+        return self.with_edits(Checked(tree, None, text), text, path, rows=rows)
 
     def shown(self, raw: list[RawFinding], hidden: int) -> tuple[list[RawFinding], int]:
         """The findings this run shows (and fixes), and how many on weak evidence it does not:
@@ -312,25 +313,32 @@ class Linter:
 
         for text, rows, *rest in pieces:
             own: frozenset[int] | None = rest[0] if rest else None
-            if self._piece_finds_nothing(text, rows, path):
-                continue
+            found = self._piece_on_tree(text, rows, path)
+            if found is not None:  # the rules ran on its CPython tree, their fixes moved onto libcst's parse
+                ctx, raw, shown_hidden, parsed = found
+                found = None  # one window's trees at a time: none held while the next is built
+                if not ctx.findings:
+                    del ctx
+                    continue
+            else:
+                try:
+                    module = parse(text, None)
+                except Exception as exc:  # noqa: BLE001 - reported as the file's parse error
+                    raise _Unparsable(exc) from exc
+                ctx, raw, hidden = self.run_rules(module, text, path, rows)
+                raw, shown_hidden = self.shown(raw, hidden)
+                parsed = None
             piece = large_fix.Piece(text, rows, file_binds)
-            try:
-                module = parse(text, None)
-            except Exception as exc:  # noqa: BLE001 - reported as the file's parse error
-                raise _Unparsable(exc) from exc
-            ctx, raw, hidden = self.run_rules(module, text, path, rows)
-            raw, shown_hidden = self.shown(raw, hidden)
             result.hidden += shown_hidden
             crashes.extend(c for c in ctx.crashes if c not in crashes)
-            for f in (self._to_finding(ctx, f) for f in raw):
+            for f in (self._to_finding(ctx, f, parsed=parsed) for f in raw):
                 f.start, f.end = (rows[f.start[0] - 1], f.start[1]), (rows[f.end[0] - 1], f.end[1])
                 mine = own is None or f.start[0] in own
                 f.edits = (piece.to_file(f.edits) or []) if f.edits and mine else []
                 key = (f.code, f.start, f.end, f.message)
                 if key not in seen or mine and not seen[key][0]:
                     seen[key] = (mine, f)
-            del ctx, raw
+            del ctx, raw, parsed
         result.findings.extend(f for _, f in seen.values())
         result.findings.sort(key=Finding.sort_key)
         result.reduced = True
