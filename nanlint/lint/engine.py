@@ -383,15 +383,17 @@ class Linter:
                 return large_fix.fix_text(source, checked, path,
                                           lambda text, check: self.lint_source(text, path, site_filter, check),
                                           unsafe, MAX_FIX_PASSES, precheck)
-            if site_filter and self.finds_nothing(checked, path):
+            # the first pass: the rules on CPython's tree, libcst's parse only for their fixes' edits
+            first = self.with_edits(checked, source, path) if site_filter else None
+            if first is not None and not first[0].findings:
                 # nothing to fix, nothing to report: libcst never parses it
                 return FileResult(path, opt_in=self._opt_in(checked.text))
-            module = parse(source, checked)
+            module = parse(source, checked) if first is None else first[3].module if first[3] is not None else None
         except Exception:  # noqa: BLE001
             return self.lint_source(source, path, site_filter)
         try:
             # without the site filter, the rules run on libcst's parse (what the tests compare with)
-            return self._fix_module(module, source, path, unsafe, checked if site_filter else None)
+            return self._fix_module(module, source, path, unsafe, checked if site_filter else None, first)
         except Exception as exc:  # noqa: BLE001 - RecursionError included: nothing is written
             result = self.lint_source(source, path)
             if isinstance(exc, RecursionError) and result.findings and result.findings[0].code == PARSE_ERROR[0]:
@@ -400,21 +402,27 @@ class Linter:
                 f"{path}: internal error while fixing ({_one_line(exc)}); file left unchanged, please report it"
             return result
 
-    def _fix_module(self, module: cst.Module, source: bytes, path: str, unsafe: bool,
-                    checked: Checked | None = None) -> FileResult:
+    def _fix_module(self, module: cst.Module | None, source: bytes, path: str, unsafe: bool,
+                    checked: Checked | None = None, first: tuple | None = None) -> FileResult:
         """Fix passes to a fixpoint. Each pass runs the rules on the module made of CPython's
         tree (``checked``) and moves their fixes onto ``module``, libcst's parse
-        (:meth:`with_edits`); where that cannot be done, the rules run on ``module`` itself."""
+        (:meth:`with_edits`; ``first``: the first pass's, when the caller has it, and then
+        ``module`` is None when no fix has edits); where that cannot be done, the rules run on
+        ``module`` itself."""
         applied = 0
         lost = b""  # what libcst does not reproduce: a final bare CR (``x = 1\r``)
         crashes: list[str] = []
         applied_codes: dict[str, int] = {}
-        text = source_text(module, source)
+        text = source_text(module, source) if module is not None else checked.text  # type: ignore[union-attr]
         for _ in range(MAX_FIX_PASSES):
-            found = self.with_edits(checked, text, path, module) if checked is not None else None
+            found = first if first is not None else \
+                self.with_edits(checked, text, path, module) if checked is not None else None
+            first = None
             if found is not None:
                 ctx, raw, hidden, parsed = found
+                module = parsed.module if parsed is not None else module
             else:
+                module = module if module is not None else parse(text, checked)
                 ctx, raw, hidden = self.run_rules(module, text, path)
                 raw, hidden = self.shown(raw, hidden)  # what is not shown is not fixed
                 parsed = None
