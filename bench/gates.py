@@ -7,7 +7,7 @@
 A rule's gate is the site filter with that rule alone (``SiteFilter([rule]).cannot_report``:
 its ``triggers`` against the ops the file's names resolve to, and its text check, ``wanted``).
 "passed" counts the files it sends to the rules (run on CPython's tree first, then on
-libcst's where they find something: ``Linter.finds_nothing``), "found" the files with a finding of the rule
+libcst's where they find something: ``Linter.on_tree``), "found" the files with a finding of the rule
 (the may tier included, every default rule run on every file without the filter, so a
 finding superseded by another rule's is not counted).  A gate passing a file with no
 finding costs a conversion and the analysis; a file found but not passed would be a lost

@@ -225,7 +225,7 @@ def test_an_einops_variance_by_cancellation_is_flagged_and_its_fix_only_shown():
 
 def test_a_bare_sum_or_mean_is_decided_without_libcst(monkeypatch):
     """NAN207 has no file gate: on a file with a sum or a mean but no cancellation, the rule
-    itself, run on CPython's tree (``Linter.finds_nothing``), finds nothing, and libcst never
+    itself, run on CPython's tree (``Linter.on_tree``), finds nothing, and libcst never
     parses the file; one with a cancellation is parsed and flagged."""
     from nanlint.lint import engine
     from nanlint.lint.engine import Linter

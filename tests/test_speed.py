@@ -173,7 +173,7 @@ def test_prefilter_never_hides_a_finding(corpus, selection):
 
 def test_site_filter_decisions(monkeypatch):
     """Files no rule can start in are not parsed with libcst, nor are those where the rules,
-    run on CPython's tree (``Linter.finds_nothing``), find nothing or nothing whose fix has
+    run on CPython's tree (``Linter.on_tree``), find nothing or nothing whose fix has
     edits; the rest are."""
     linter = Linter([r for r in all_rules() if r.default], {})
     parsed: list = []

@@ -15,7 +15,7 @@ from nanlint.lint import noqa as noqa_mod
 from nanlint.lint import edits as edits_mod
 from nanlint.lint import large_fix, notebook
 from nanlint.source.noqa import ALL as NOQA_ALL, file_directive, matches
-from nanlint.rules.context import RawFinding, Reported, RuleContext
+from nanlint.rules.context import RawFinding, RuleContext
 from nanlint.rules.base import Rule, all_rules
 from nanlint.lint.site_filter import SiteFilter
 from nanlint.source import chunks as _chunks, from_ast, large
@@ -105,35 +105,28 @@ class Linter:
                 crashes.append(f"{rule.code} crashed ({_one_line(exc)})")
         ctx.rule = None
 
-    def finds_nothing(self, checked: Checked, path: str) -> bool:
-        """True when the rules, run on the module :mod:`nanlint.source.from_ast` makes of the
-        syntax check's tree, report nothing at all (no finding of any tier, before noqa, and
-        no rule crashed): then libcst need not parse the file."""
-        return self.on_tree(checked, path, first_only=True) == ([], 0)
-
-    def on_tree(self, checked: Checked, path: str, first_only: bool = False,
+    def on_tree(self, checked: Checked, path: str,
                 source: bytes | str | None = None) -> tuple[list[Finding], int] | None:
         """The file's findings (shown, and the number hidden) from the rules run on the
         module :mod:`nanlint.source.from_ast` makes of the syntax check's tree, without
         libcst's parse; None when libcst's tree must decide.  The rules read no comment,
         whitespace or parenthesis of such a module, and a finding reads its place and the
-        code it quotes from the source (:class:`nanlint.source.from_ast.Spans`); but its
-        fix's edits are libcst's rewrite of the user's tree: a run that shows edits
-        (``edits`` setting) is libcst's, and so is a file whose directives NAN002 judges,
-        whose tree the conversion does not build, or where a rule crashed.  ``# noqa`` on a
-        finding's line is read from the statement's tokens (:func:`nanlint.lint.noqa.apply`).
-        ``first_only``: ([], 0) or None, the first finding ending the run
-        (:class:`nanlint.rules.context.Reported`)."""
+        code it quotes from the source (:class:`nanlint.source.from_ast.Spans`); its fix's
+        edits, in a run that shows them (``edits`` setting), are libcst's rewrite of the
+        user's tree (:meth:`with_edits`, ``source``: the file's bytes).  libcst's tree decides
+        a file whose directives NAN002 judges, whose tree the conversion does not build, or
+        where a rule crashed.  ``# noqa`` on a finding's line is read from the statement's
+        tokens (:func:`nanlint.lint.noqa.apply`)."""
         tree = checked.tree
         if tree is None or checked.rejected is not None or isinstance(tree, _chunks.Skeleton):
             return None
-        if self.edits and not first_only:
+        if self.edits:
             found = self.with_edits(checked, source, path) if source is not None else None
             if found is None:
                 return None
             ctx, raw, hidden, parsed = found
             return sorted((self._to_finding(ctx, f, parsed=parsed) for f in raw), key=Finding.sort_key), hidden
-        ctx = self._run_on_tree(tree, checked.text, path, None, first_only or self.edits)
+        ctx = self._run_on_tree(tree, checked.text, path, None)
         if ctx is None:
             return None
         if not ctx.findings:
@@ -157,7 +150,7 @@ class Linter:
         if tree is None or checked.rejected is not None or isinstance(tree, _chunks.Skeleton):
             return None
         with translate.recording() as record:
-            ctx = self._run_on_tree(tree, checked.text, path, rows, False)
+            ctx = self._run_on_tree(tree, checked.text, path, rows)
         if ctx is None:
             return None
         if not ctx.findings:
@@ -174,12 +167,11 @@ class Linter:
             return None
         return ctx, moved, hidden, parsed
 
-    def _run_on_tree(self, tree, text: str, path: str, rows: list[int] | None,
-                     first_only: bool) -> RuleContext | None:
+    def _run_on_tree(self, tree, text: str, path: str, rows: list[int] | None) -> RuleContext | None:
         """The rules run on the module :mod:`nanlint.source.from_ast` makes of CPython's
         ``tree`` of ``text`` (``rows``: a large file's window, its lines in the file's); None
-        when libcst's tree must decide: a rule crashed, the conversion failed or, with
-        ``first_only``, there was a finding, or an expression nests past ``MAX_DEPTH`` (libcst's
+        when libcst's tree must decide: a rule crashed, the conversion failed, or an
+        expression nests past ``MAX_DEPTH`` (libcst's
         parse reports it, NAN001).  The conversion recurses once per level: under Python's
         default recursion limit it fails on such an expression, so its depth is measured only
         where the limit was raised (torch raises it to 3000 in any process that imports it).
@@ -190,10 +182,9 @@ class Linter:
             return None
         try:
             module, spans = from_ast.convert(tree, text)
-            ctx = RuleContext(module, path, self.settings, self.rules, rows, text, tree, spans,
-                              first_only=first_only)
+            ctx = RuleContext(module, path, self.settings, self.rules, rows, text, tree, spans)
             self._check(ctx, text)
-        except (Reported, Exception):  # noqa: BLE001 - a finding, Unsupported, RecursionError: libcst's tree decides
+        except Exception:  # noqa: BLE001 - Unsupported, RecursionError: libcst's tree decides
             return None
         return None if ctx.crashes else ctx
 

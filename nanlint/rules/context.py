@@ -34,20 +34,13 @@ class RawFinding:
     may: bool = False  # weak evidence: reported only with the may tier (``--may``)
 
 
-class Reported(BaseException):
-    """Raised by :meth:`RuleContext.report` in a context that asks only whether any rule
-    reports (the engine's run on CPython's tree): the first finding answers it. A
-    BaseException, so that the engine's guard against a rule's own errors lets it through."""
-
-
 class RuleContext(FileContext):
     """The model of one file as one run of the rules sees it; the engine makes one per pass."""
 
     def __init__(self, module: cst.Module, path: str = "<string>", settings: dict | None = None,
                  rules: Sequence[Reporting] = (), rows: list[int] | None = None, text: str | None = None,
-                 tree=None, spans: dict | None = None, first_only: bool = False) -> None:
+                 tree=None, spans: dict | None = None) -> None:
         super().__init__(module, path, settings, rows, text, tree, spans)
-        self.first_only = first_only  # raise Reported at the first finding (nothing is kept)
         self.findings: list[RawFinding] = []
         self.rule: Reporting | None = None  # the rule being run (its findings' code and name)
         self.enabled_rules: Sequence[Reporting] = rules  # every rule of this run (NAN002 judges their noqa)
@@ -61,8 +54,6 @@ class RuleContext(FileContext):
         strong evidence always is."""
         rule = rule or self.rule
         assert rule is not None
-        if self.first_only:
-            raise Reported
         self.findings.append(RawFinding(rule, node, message, fix, rule.code, rule.name, may))
 
     # --- fix spelling (nanlint.fix.spelling) -------------------------------------------
