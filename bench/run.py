@@ -325,6 +325,13 @@ def main() -> int:
         rows["cold1"] = bench("nanlint -j 1 (cold, one process)", nanlint + ["--no-cache", "-j", "1", "."], corpus, 1)
         rows["unfiltered"] = bench("nanlint (cold, no prefilter)", nanlint + ["--no-cache", "--no-prefilter", "."],
                                    corpus, 1)
+        # a run that shows every fix's edits (--fix, --diff, json, the editor): libcst parses the files
+        # with findings, and the fixes found on CPython's tree are moved onto its parse
+        rows["ruff_diff"] = bench("ruff check --select ALL --no-cache --diff",
+                                  [str(peer / "ruff"), "check", "--isolated", "--select", "ALL", "--no-cache",
+                                   "--diff", "--exit-zero", "-q", "."], corpus, args.runs)
+        with_base("diff", "nanlint --diff (cold: every fix's edits)", nanlint + ["--no-cache", "--diff", "."],
+                  args.slow_runs)
         timed(nanlint + ["--cache-dir", str(cache_dir), "."], corpus)  # fill the cache
         if base_env is not None:
             timed(nanlint + ["--cache-dir", str(base_cache), "."], corpus, base_env)
@@ -477,7 +484,8 @@ def report(info, files, lines, rows, scaling, load_start, load_end, args, large=
             "| command | median s | min s | n | CPU s | peak MB | wall vs ruff | CPU vs ruff | Fixit / this (wall) |",
             "|---|---|---|---|---|---|---|---|---|"]
     fixit = rows.get("fixit", {}).get("median")
-    order = ["ruff", "cold", "base_cold", "cold1", "unfiltered", "warm", "base_warm", "flake8", "fixit"]
+    order = ["ruff", "cold", "base_cold", "cold1", "unfiltered", "ruff_diff", "diff", "base_diff", "warm",
+             "base_warm", "flake8", "fixit"]
     for key in order:
         if key not in rows:
             continue
@@ -513,8 +521,8 @@ def report(info, files, lines, rows, scaling, load_start, load_end, args, large=
         out += ["", "Before / after (same run, same corpus):", "",
                 "| | before wall s | after wall s | before CPU s | after CPU s | before vs ruff | after vs ruff |",
                 "|---|---|---|---|---|---|---|"]
-        for label, b, a in (("cold", "base_cold", "cold"), ("warm", "base_warm", "warm"),
-                            ("5 files", "base_five", "five")):
+        for label, b, a in (("cold", "base_cold", "cold"), ("--diff (edits)", "base_diff", "diff"),
+                            ("warm", "base_warm", "warm"), ("5 files", "base_five", "five")):
             rb, ra = rows[b], rows[a]
             out.append(f"| {label} | {rb['median']:.2f} | {ra['median']:.2f} | {rb['cpu']:.2f} | {ra['cpu']:.2f} | "
                        f"{rb['median'] / ruff:.2f}x | {ra['median'] / ruff:.2f}x |")
