@@ -10,12 +10,15 @@ own parse of the same source:
   in its place. Where the two differ in shape (``a; b`` on one line, a one-line suite, an
   implicit string concatenation) the subtree is left unpaired;
 * while the rules run, :func:`recording` notes every node a rule derives from another with
-  libcst's ``with_changes``, ``deep_replace`` or ``deep_clone``;
+  libcst's ``with_changes``, ``deep_replace``, ``deep_clone`` or a transformer's ``visit``;
 * :class:`Translator` rebuilds a fix's new nodes over the parsed tree: a converted node is its
   pair, a derived node is the same derivation replayed on the translated base (so it keeps the
   user's formatting, as a rule running on libcst's parse would have), any other new node is
-  itself with its children translated. A converted node with no pair raises :class:`Unpaired`:
-  the caller then lints the file on libcst's parse, as before.
+  itself with its children translated (a transformer's copy too, its base checked as below).
+  A converted node with no pair raises :class:`Unpaired`, and so does a converted node the fix
+  carries, derives from or replaces, or its parent, when the user did not write it as libcst's
+  default formatting writes it (the rule may have read its formatting): the caller then lints
+  the file on libcst's parse, as before.
 """
 
 from __future__ import annotations
@@ -28,10 +31,10 @@ import libcst as cst
 
 from nanlint.source.positions import Positions
 from nanlint.source.codegen import code_of
-from nanlint.source.walk import child_fields, empty_module, is_node, parents
+from nanlint.source.walk import child_fields, empty_module, is_node, node_types, parents
 from nanlint.fix import fixes
 
-_DERIVING = ("with_changes", "deep_replace", "deep_clone")
+_DERIVING = ("with_changes", "deep_replace", "deep_clone", "visit")
 _RECORD: list[dict | None] = [None]  # the derivations being recorded (None: not recording)
 
 
@@ -49,7 +52,7 @@ def _originals() -> dict:
         def deriving(self, *args, **kwargs):
             made = method(self, *args, **kwargs)
             record = _RECORD[0]
-            if record is not None:
+            if record is not None and made is not self:  # a visit by a read-only visitor gives the node back
                 record[id(made)] = (made, name, self, args, kwargs)  # holds ``made``: its id stays its own
             return made
         deriving.__doc__ = method.__doc__
@@ -120,27 +123,59 @@ def _paired(first: list, second: list) -> list[tuple]:
     return list(zip(first, second)) if len(first) == len(second) else []
 
 
+# what holds statements: its code is whole blocks, whose layout a fix never reads
+_BLOCKS = ("Module", "IndentedBlock", "SimpleStatementLine", "SimpleStatementSuite", "FunctionDef", "ClassDef",
+           "If", "Else", "For", "While", "With", "Try", "ExceptHandler", "Finally")
+
+
 class Translator:
     """Rebuilds nodes a rule made over the converted module as nodes over libcst's parse."""
 
-    def __init__(self, twins: dict[int, cst.CSTNode], spans: dict, record: dict) -> None:
-        self.twins, self.spans, self.record = twins, spans, record
+    def __init__(self, twins: dict[int, cst.CSTNode], spans: dict, record: dict, parent) -> None:
+        self.twins, self.spans, self.record, self.parent = twins, spans, record, parent
         self._done: dict[int, object] = {}
+        self._carried: list = []  # the converted nodes the fix being moved carries or derives from
 
     def fix(self, fix: fixes.Fix) -> fixes.Fix:
         """``fix`` with its replacements over the parsed tree (raises :class:`Unpaired`)."""
         replacements = []
+        self._carried = []
         for old, new in fix.replacements:
             twin = self.twins.get(id(old))
             if twin is None:
                 raise Unpaired(type(old).__name__)
-            if code_of(empty_module(), twin) != code_of(empty_module(), old):
-                # the user's formatting inside the replaced node is not libcst's default: a
-                # rule building the fix may have read the converted node's (a comma, a comment,
-                # a line break) where its twin has other
-                raise Unpaired(f"{type(old).__name__} formatted")
+            self._formatted_alike(old)
             replacements.append((twin, self.value(new)))
+        for node in self._carried:
+            self._formatted_alike(node)
+            parent = self.parent(node)
+            if parent is not None and not isinstance(parent, node_types(*_BLOCKS)) and id(parent) in self.twins:
+                self._formatted_alike(parent)
         return fixes.Fix(fix.applicability, fix.message, replacements, list(fix.imports))
+
+    def _formatted_alike(self, node) -> None:
+        """Raise :class:`Unpaired` unless the user wrote ``node`` as libcst's default formatting
+        writes the converted node: a rule building the fix may have read the converted node's
+        formatting (a comma, its operator's spacing, a line break, a comment) where the user's
+        twin has other. Asked of the replaced node, of every converted node the fix carries or
+        derives from, and of that node's parent (its siblings' commas, its operator)."""
+        twin = self.twins[id(node)]
+        code = code_of(empty_module(), node)
+        if getattr(node, "comma", None) is cst.MaybeSentinel.DEFAULT and not self._last(node):
+            code += ", "  # an argument's, an element's: libcst writes a default comma after it in place
+        if code_of(empty_module(), twin) != code:
+            raise Unpaired(f"{type(node).__name__} formatted")
+
+    def _last(self, node) -> bool:
+        """Whether ``node`` is the last of the sequence that holds it (an argument list)."""
+        parent = self.parent(node)
+        if parent is None:
+            return True
+        for name in child_fields(type(parent)):
+            value = getattr(parent, name)
+            if type(value) in (list, tuple) and any(v is node for v in value):
+                return value[-1] is node
+        return True
 
     def value(self, value):
         kind = type(value)
@@ -158,24 +193,36 @@ class Translator:
             return done
         twin = self.twins.get(key)
         if twin is not None:
+            self._carried.append(node)
             return twin
         derived = self.record.get(key)
-        if derived is not None:
+        if derived is not None and derived[1] == "visit":
+            # a transformer's copy of ``base`` (its changes keyed by the converted nodes' ids, which
+            # it cannot find again in the twin): as written only where the user wrote it alike
+            base = derived[2]
+            if id(base) in self.twins:
+                self._formatted_alike(base)
+            made = self._rebuilt(node)
+        elif derived is not None:
             _, method, base, args, kwargs = derived
             made = _originals()[method](self.node(base), *[self.value(a) for a in args],
                                         **{k: self.value(v) for k, v in kwargs.items()})
         elif key in self.spans:
             raise Unpaired(type(node).__name__)
-        else:  # a node the rule built: itself, over translated children
-            changes = {}
-            for name in _all_fields(type(node)):
-                v = getattr(node, name)
-                t = self.value(v)
-                if t is not v:
-                    changes[name] = t
-            made = _originals()["with_changes"](node, **changes) if changes else node
+        else:  # a node the rule built
+            made = self._rebuilt(node)
         self._done[key] = made
         return made
+
+    def _rebuilt(self, node):
+        """``node`` itself, over its children translated."""
+        changes = {}
+        for name in _all_fields(type(node)):
+            v = getattr(node, name)
+            t = self.value(v)
+            if t is not v:
+                changes[name] = t
+        return _originals()["with_changes"](node, **changes) if changes else node
 
 
 @functools.lru_cache(maxsize=None)
@@ -189,12 +236,12 @@ class Parsed:
     (:meth:`fix`)."""
 
     def __init__(self, module: cst.Module, text: str, statements, converted: cst.Module, spans: dict,
-                 record: dict) -> None:
+                 record: dict, converted_parent) -> None:
         self.module = module
         self._parents: dict[int, cst.CSTNode] | None = None
         self.positions = Positions(module, text, self.parent, statements)
         self._indent = module.default_indent == converted.default_indent
-        self._translator = Translator(pair(converted, spans, module), spans, record)
+        self._translator = Translator(pair(converted, spans, module), spans, record, converted_parent)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         if self._parents is None:

@@ -161,7 +161,7 @@ class Linter:
                 return ctx, raw, hidden, None
             if module is None:
                 module = parse(source, checked)
-            parsed = translate.Parsed(module, checked.text, tree.body, ctx.module, ctx.origins, record)
+            parsed = translate.Parsed(module, checked.text, tree.body, ctx.module, ctx.origins, record, ctx.parent)
             moved = [f if f.fix is None else dataclasses.replace(f, fix=parsed.fix(f.fix)) for f in raw]
         except Exception:  # noqa: BLE001 - Unpaired, a node the source cannot place: libcst's tree decides
             return None

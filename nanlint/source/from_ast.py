@@ -28,7 +28,7 @@ import libcst as cst
 from nanlint.source.ast_expressions import ATOM, NAMED, TEST, YIELD, Expressions, Unsupported, formatting, methods
 from nanlint.source import quoting
 from nanlint.source.codegen import _ranges, code_of
-from nanlint.source.walk import building
+from nanlint.source.walk import building, child_fields, is_node
 
 __all__ = ["Unsupported", "Spans", "convert"]
 
@@ -114,7 +114,11 @@ class Spans:
         source: as written, with its own parentheses, continuation lines less the block's
         indentation."""
         if id(node) not in self._spans:  # a node a rule made, or one CPython has none for
-            return code_of(cst.Module([]), node)  # libcst's default formatting, as before
+            # libcst's default formatting, with the code of each node it holds from the source as written
+            try:
+                return code_of(cst.Module([]), self._verbatim(node))
+            except cst.CSTValidationError:  # a stand-in the node's own checks refuse: as it is
+                return code_of(cst.Module([]), node)
         first = self._tokens_from(node)
         start, end = self.chars(node, first)
         text = self.text
@@ -127,6 +131,31 @@ class Spans:
         elif hasattr(node, "lpar") and not self._a_name_only(node):
             start, end = text.own_parens(start, end, first, self._sole_argument(node))
         return text.code(start, end, text.indent(first[0]), first)
+
+    def _verbatim(self, node):
+        """``node`` (one a rule made) with each node under it that came from the source standing
+        for its code as written (a name whose value is that code: libcst writes it as it is),
+        as libcst's code of the same node made over its parse would read. A node that carries
+        its own comma (an argument) is rebuilt, not replaced: its holder writes the comma."""
+        changes = {}
+        for name in child_fields(type(node)):
+            value = getattr(node, name)
+            if type(value) in (list, tuple):
+                made = [self._stand_in(v) for v in value]
+                if any(a is not b for a, b in zip(made, value)):
+                    changes[name] = made
+            elif is_node(type(value)):
+                made = self._stand_in(value)
+                if made is not value:
+                    changes[name] = made
+        return node.with_changes(**changes) if changes else node
+
+    def _stand_in(self, node):
+        if not is_node(type(node)):
+            return node
+        if id(node) in self._spans and not hasattr(node, "comma") and self._tokens_from(node) is not None:
+            return _written(self.code(node))
+        return self._verbatim(node)
 
     def comment_on(self, node) -> tuple[bool, str | None]:
         """(known, the comment on the line ``node`` starts on): read from the tokens of the
@@ -171,6 +200,14 @@ class Spans:
         if isinstance(owner, cst.ClassDef):
             return len(owner.bases) + len(owner.keywords) == 1
         return False
+
+
+def _written(code: str):
+    """A name whose value is ``code``: libcst writes it as it is (made without the name check)."""
+    made = object.__new__(cst.Name)
+    for field, value in (("value", code), ("lpar", ()), ("rpar", ())):
+        object.__setattr__(made, field, value)
+    return made
 
 
 # CPython's statement type -> the Converter method that builds it (plain functions: see
