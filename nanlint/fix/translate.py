@@ -24,14 +24,13 @@ own parse of the same source:
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 
 import libcst as cst
 
 from nanlint.source.positions import Positions
 from nanlint.source.codegen import code_of
-from nanlint.source.walk import child_fields, empty_module, is_node, node_types, parents
+from nanlint.source.walk import child_fields, empty_module, is_node, node_types, parents, rebuilt
 from nanlint.fix import fixes
 
 _DERIVING = ("with_changes", "deep_replace", "deep_clone", "visit")
@@ -215,19 +214,9 @@ class Translator:
         return made
 
     def _rebuilt(self, node):
-        """``node`` itself, over its children translated."""
-        changes = {}
-        for name in _all_fields(type(node)):
-            v = getattr(node, name)
-            t = self.value(v)
-            if t is not v:
-                changes[name] = t
-        return _originals()["with_changes"](node, **changes) if changes else node
-
-
-@functools.lru_cache(maxsize=None)
-def _all_fields(kind: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(kind) if not f.name.startswith("_"))
+        """``node`` itself, over its children translated (formatting nodes too: a rule may
+        have put a converted node in any field)."""
+        return rebuilt(node, self.value, formatting=True)
 
 
 class Parsed:

@@ -28,7 +28,7 @@ import libcst as cst
 from nanlint.source.ast_expressions import ATOM, NAMED, TEST, YIELD, Expressions, Unsupported, formatting, methods
 from nanlint.source import quoting
 from nanlint.source.codegen import _ranges, code_of
-from nanlint.source.walk import building, child_fields, is_node
+from nanlint.source.walk import building, is_node, rebuilt
 
 __all__ = ["Unsupported", "Spans", "convert"]
 
@@ -137,18 +137,7 @@ class Spans:
         for its code as written (a name whose value is that code: libcst writes it as it is),
         as libcst's code of the same node made over its parse would read. A node that carries
         its own comma (an argument) is rebuilt, not replaced: its holder writes the comma."""
-        changes = {}
-        for name in child_fields(type(node)):
-            value = getattr(node, name)
-            if type(value) in (list, tuple):
-                made = [self._stand_in(v) for v in value]
-                if any(a is not b for a, b in zip(made, value)):
-                    changes[name] = made
-            elif is_node(type(value)):
-                made = self._stand_in(value)
-                if made is not value:
-                    changes[name] = made
-        return node.with_changes(**changes) if changes else node
+        return rebuilt(node, self._stand_in)
 
     def _stand_in(self, node):
         if not is_node(type(node)):

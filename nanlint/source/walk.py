@@ -167,6 +167,25 @@ def _all_fields(node_type: type) -> tuple[str, ...]:
     return fields
 
 
+def rebuilt(node: cst.CSTNode, change, formatting: bool = False) -> cst.CSTNode:
+    """``node`` with each value of its :func:`child_fields` (with ``formatting``, of every
+    field), or each item of one that is a sequence, replaced by ``change(value)``; ``node``
+    itself when ``change`` gives every value back."""
+    fields = (_ALL_FIELDS.get(type(node)) or _all_fields(type(node))) if formatting else child_fields(type(node))
+    changes = {}
+    for name in fields:
+        value = getattr(node, name)
+        if type(value) in (list, tuple):
+            made = [change(v) for v in value]
+            if any(a is not b for a, b in zip(made, value)):
+                changes[name] = type(value)(made)
+        else:
+            made = change(value)
+            if made is not value:
+                changes[name] = made
+    return node.with_changes(**changes) if changes else node
+
+
 def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The nodes ``node`` holds (formatting nodes included), as ``node.children`` would
     give, without libcst's rebuilding visit."""
