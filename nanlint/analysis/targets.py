@@ -13,6 +13,7 @@ from nanlint.analysis.guards import constant
 from nanlint.semantic.context import FileContext
 from nanlint.semantic.reach import Resolved
 from nanlint.semantic.resolve import Scope
+from nanlint.source.walk import FastVisitor
 
 _ROOTS = frozenset({"torch", "tensorflow", "numpy", "jax", "keras"})
 _ONES = frozenset({"ones", "ones_like"})
@@ -118,16 +119,23 @@ def _changed_in_place(ctx: FileContext) -> frozenset[str]:
                     and func.attr.value not in _KEEP:  # requires_grad_ changes no value
                 names.add(func.value.value)
 
-        class Stores(cst.CSTVisitor):
-            def visit_AugAssign(self, node: cst.AugAssign) -> None:  # noqa: N802 - libcst's name
-                if isinstance(node.target, cst.Name):
-                    names.add(node.target.value)
-
-            def visit_AssignTarget(self, node: cst.AssignTarget) -> None:  # noqa: N802
-                if isinstance(node.target, cst.Subscript) and isinstance(node.target.value, cst.Name):
-                    names.add(node.target.value.value)
-
-        ctx.module.visit(Stores())
+        _Stores(names).walk(ctx.module)
         return frozenset(names)
 
     return ctx.memo("targets.changed_in_place", compute)
+
+
+class _Stores(FastVisitor):
+    """``t += v`` and ``t[i] = v``: the names they change in place (a read-only walk, not
+    libcst's rebuilding ``visit`` of the whole module)."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:  # noqa: N802 - libcst's name
+        if isinstance(node.target, cst.Name):
+            self.names.add(node.target.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:  # noqa: N802
+        if isinstance(node.target, cst.Subscript) and isinstance(node.target.value, cst.Name):
+            self.names.add(node.target.value.value)
