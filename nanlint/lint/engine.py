@@ -383,8 +383,9 @@ class Linter:
         except Exception:  # noqa: BLE001
             return self.lint_source(source, path, site_filter)
         try:
-            # without the site filter, the rules run on libcst's parse (what the tests compare with)
-            return self._fix_module(module, source, path, unsafe, checked if site_filter else None, first)
+            # the rules run on libcst's parse without the site filter (what the tests compare with), and
+            # where the first run's fixes could not be moved onto it (not asked again of the same text)
+            return self._fix_module(module, source, path, unsafe, checked if first is not None else None, first)
         except Exception as exc:  # noqa: BLE001 - RecursionError included: nothing is written
             result = self.lint_source(source, path)
             if isinstance(exc, RecursionError) and result.findings and result.findings[0].code == PARSE_ERROR[0]:
