@@ -217,3 +217,34 @@ def test_fixes_on_pages_written_otherwise_are_libcst_s(moved):
             compared += 1
     assert compared > 300 and moved["moved"] > 100 and moved["unpaired"] > 100, (compared, moved)
 
+
+
+NOQA_LAYOUTS = {
+    "after code": "import torch\nx = torch.log(torch.softmax(y, -1))  # noqa: NAN101, NAN999\nz = 1  # noqa: NAN101\n",
+    "a tab, then another comment": "def f():\n    a = 1\t# noqa: NAN103  # keep\n    return a\n",
+    "only code, no space": "w = 2 #noqa:NAN102,NAN104\n",
+    "a name and a code": "w = 2  # NOQA: log-softmax NAN105\n",
+    "in a call broken over lines": "import torch\ny = torch.log(  # noqa: NAN104\n    torch.exp(x),  # noqa: NAN101\n)\n",
+    "non-ASCII before it": "s = 'naïve é'  # noqa: NAN101\n",
+    "CRLF": "import torch\r\nz = 1  # noqa: NAN101\r\nw = torch.log(torch.softmax(y, -1))  # noqa: NAN102\r\n",
+    "own line and a string": "# noqa: NAN105\ns = '# noqa: NAN101'\nt = 1  # noqa\n",
+    "a used one": "import torch\nx = torch.log(torch.softmax(y, -1))  # noqa: NAN101\n",
+}
+
+
+@pytest.mark.parametrize("label", sorted(NOQA_LAYOUTS))
+def test_unused_noqa_is_judged_from_the_tokens_without_libcst_s_analysis(label, moved):
+    """NAN002 judges the directives of a module made of CPython's tree: read from the file's
+    tokens, as libcst's comments give them; its fix, moved onto libcst's parse, rewrites the
+    user's comment as on libcst's own analysis."""
+    for rules in ([r for r in all_rules() if r.code == "NAN002"], list(all_rules())):
+        linter = Linter(rules, {"may": True})
+        source = NOQA_LAYOUTS[label].encode()
+        before = moved["libcst runs"]
+        got = linter.lint_source(source, "n.py")
+        fixed = linter.fix_source(source, "n.py", unsafe=True)
+        assert moved["libcst runs"] == before  # no analysis on libcst's parse: the fixes were moved
+        _same(linter, source, label)
+        assert got.findings or label == "a used one"
+        assert _rows(got) == _rows(linter.lint_source(source, "n.py", site_filter=False))
+        assert fixed.fixed_source == linter.fix_source(source, "n.py", unsafe=True, site_filter=False).fixed_source

@@ -29,6 +29,7 @@ import functools
 import libcst as cst
 
 from nanlint.source.positions import Positions
+from nanlint.source.noqa import directives
 from nanlint.source.codegen import code_of
 from nanlint.source.walk import child_fields, empty_module, is_node, node_types, parents, rebuilt
 from nanlint.fix import fixes
@@ -134,6 +135,7 @@ class Translator:
         self.twins, self.spans, self.record, self.parent = twins, spans, record, parent
         self._done: dict[int, object] = {}
         self._carried: list = []  # the converted nodes the fix being moved carries or derives from
+        self.exact: set[int] = set()  # nodes made from the tokens as written: their twins are alike
 
     def fix(self, fix: fixes.Fix) -> fixes.Fix:
         """``fix`` with its replacements over the parsed tree (raises :class:`Unpaired`)."""
@@ -158,6 +160,8 @@ class Translator:
         formatting (a comma, its operator's spacing, a line break, a comment) where the user's
         twin has other. Asked of the replaced node, of every converted node the fix carries or
         derives from, and of that node's parent (its siblings' commas, its operator)."""
+        if id(node) in self.exact:
+            return
         twin = self.twins[id(node)]
         code = code_of(empty_module(), node)
         if getattr(node, "comma", None) is cst.MaybeSentinel.DEFAULT and not self._last(node):
@@ -225,12 +229,20 @@ class Parsed:
     (:meth:`fix`)."""
 
     def __init__(self, module: cst.Module, text: str, statements, converted: cst.Module, spans: dict,
-                 record: dict, converted_parent) -> None:
+                 record: dict, converted_parent, comments: list | None = None) -> None:
         self.module = module
         self._parents: dict[int, cst.CSTNode] | None = None
         self.positions = Positions(module, text, self.parent, statements)
         self._indent = module.default_indent == converted.default_indent
-        self._translator = Translator(pair(converted, spans, module), spans, record, converted_parent)
+        twins = pair(converted, spans, module)
+        self._translator = Translator(twins, spans, record, converted_parent)
+        if comments:  # directives read from the tokens (NAN002's): their twins are libcst's, by row
+            found = directives(module, self.positions)
+            for row, node in comments:
+                d = found.get(row)
+                if d is not None:
+                    twins[id(node)] = d.comment if isinstance(node, cst.Comment) else d.parent  # type: ignore[assignment]
+                    self._translator.exact.add(id(node))
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         if self._parents is None:

@@ -89,6 +89,11 @@ class Linter:
         raw = self._drop_superseded(ctx, raw)
         return noqa_mod.apply(ctx, raw, self.rules, text), hidden
 
+    def _judged(self, text: str) -> bool:
+        """Whether NAN002 has directives to judge in ``text``: a file without findings still
+        goes through noqa then."""
+        return self.judges_noqa and "noqa" in text.lower()
+
     def _check(self, ctx: RuleContext, text: str) -> None:
         """Every enabled rule's ``check`` that can report in ``text`` (its triggers there:
         :meth:`SiteFilter.reporting`); a rule that raises is noted in ``ctx.crashes``."""
@@ -114,9 +119,9 @@ class Linter:
         code it quotes from the source (:class:`nanlint.source.from_ast.Spans`); its fix's
         edits, in a run that shows them (``edits`` setting), are libcst's rewrite of the
         user's tree (:meth:`with_edits`, ``source``: the file's bytes).  libcst's tree decides
-        a file whose directives NAN002 judges, whose tree the conversion does not build, or
-        where a rule crashed.  ``# noqa`` on a finding's line is read from the statement's
-        tokens (:func:`nanlint.lint.noqa.apply`)."""
+        a file whose tree the conversion does not build, or where a rule crashed.  ``# noqa``
+        on a finding's line is read from the statement's tokens, and every directive NAN002
+        judges from the file's (:func:`nanlint.lint.noqa.apply`)."""
         tree = checked.tree
         if tree is None or checked.rejected is not None or isinstance(tree, _chunks.Skeleton):
             return None
@@ -129,7 +134,7 @@ class Linter:
         ctx = self._run_on_tree(tree, checked.text, path, None)
         if ctx is None:
             return None
-        if not ctx.findings:
+        if not ctx.findings and not self._judged(checked.text):
             return [], 0
         try:
             raw, hidden = self.shown(*self._kept(ctx, checked.text))
@@ -153,7 +158,7 @@ class Linter:
             ctx = self._run_on_tree(tree, checked.text, path, rows)
         if ctx is None:
             return None
-        if not ctx.findings:
+        if not ctx.findings and not self._judged(checked.text):
             return ctx, [], 0, None
         try:
             raw, hidden = self.shown(*self._kept(ctx, checked.text))
@@ -161,7 +166,8 @@ class Linter:
                 return ctx, raw, hidden, None
             if module is None:
                 module = parse(source, checked)
-            parsed = translate.Parsed(module, checked.text, tree.body, ctx.module, ctx.origins, record, ctx.parent)
+            parsed = translate.Parsed(module, checked.text, tree.body, ctx.module, ctx.origins, record, ctx.parent,
+                                      ctx.positions.comments)  # type: ignore[union-attr]
             moved = [f if f.fix is None else dataclasses.replace(f, fix=parsed.fix(f.fix)) for f in raw]
         except Exception:  # noqa: BLE001 - Unpaired, a node the source cannot place: libcst's tree decides
             return None
@@ -175,9 +181,7 @@ class Linter:
         parse reports it, NAN001).  The conversion recurses once per level: under Python's
         default recursion limit it fails on such an expression, so its depth is measured only
         where the limit was raised (torch raises it to 3000 in any process that imports it).
-        A text whose directives NAN002 judges is libcst's too (its fix edits them)."""
-        if self.judges_noqa and "noqa" in text:
-            return None
+        The directives NAN002 judges are read from the tokens (:meth:`Spans.directives`)."""
         if sys.getrecursionlimit() > MAX_DEPTH and ast_depth(tree, MAX_DEPTH, text) > MAX_DEPTH:
             return None
         try:

@@ -37,7 +37,8 @@ def apply(ctx: RuleContext, raw: Sequence[RawFinding], rules: Sequence[Rule], te
         hooks = [r for r in hooks if not matches(file_codes, r.code, r.name)]
     if "noqa" not in text.lower() or (not raw and not hooks):
         return list(raw)
-    found = _directives(ctx, raw) if not hooks else directives(ctx.module, ctx.positions)
+    found = _directives(ctx, raw) if not hooks else \
+        ctx.positions.directives() if ctx.converted else directives(ctx.module, ctx.positions)  # type: ignore[union-attr]
     kept = []
     for f in raw:
         d = found.get(ctx.positions[f.node].start.line)

@@ -46,6 +46,11 @@ class RuleContext(FileContext):
         self.enabled_rules: Sequence[Reporting] = rules  # every rule of this run (NAN002 judges their noqa)
         self.crashes: list[str] = []  # one line per rule that raised (the engine reports them)
 
+    def another(self) -> "RuleContext":
+        """A context of its own over the same module and model inputs, for asking rules this
+        run does not check (NAN002: would a rule not enabled report on a directive's line?)."""
+        return RuleContext(self.module, self.path, self.settings, (), self.rows, self.text, self._tree, self._spans)
+
     def report(self, node: cst.CSTNode, message: str, fix: fixes.Fix | None = None,
                rule: Reporting | None = None, may: bool = False) -> None:
         """A finding at ``node``.  ``may``: the evidence is weak (the hazard happens only if

@@ -72,8 +72,8 @@ def _rows_of_other_rules(ctx, directives, rules, enabled) -> dict[str, set[int]]
     names = {r.name.upper(): r.code for r in rules.values()}
     wanted = {names.get(c.upper(), c.upper()) for d in directives for c in d.codes or ()}
     wanted = {c for c in wanted if c in rules and c not in enabled and not rules[c].judges_noqa}
-    other = RuleContext(ctx.module, ctx.path, ctx.settings)
-    text = ctx.module.code
+    other = ctx.another()
+    text = ctx.text
     for code in sorted(wanted):
         rule = rules[code]
         if code == "NAN001" or not rule.wanted(text):

@@ -26,7 +26,7 @@ import ast
 import libcst as cst
 
 from nanlint.source.ast_expressions import ATOM, NAMED, TEST, YIELD, Expressions, Unsupported, formatting, methods
-from nanlint.source import quoting
+from nanlint.source import noqa, quoting
 from nanlint.source.codegen import _ranges, code_of
 from nanlint.source.walk import building, is_node, rebuilt
 
@@ -38,6 +38,16 @@ _UNREAD = object()  # Spans.chars: the caller has not read where the tokens star
 
 def _span(node: ast.AST) -> tuple[int, int, int, int]:
     return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset  # type: ignore[attr-defined, return-value]
+
+
+class _At:
+    """Where a node made from the tokens is (a comment): as CPython's nodes say it."""
+
+    __slots__ = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+    def __init__(self, row: int, start: int, end: int) -> None:
+        self.lineno = self.end_lineno = row
+        self.col_offset, self.end_col_offset = start, end
 
 
 class Spans:
@@ -53,6 +63,9 @@ class Spans:
         self._made: dict[int, object] = {}
         self._source = text
         self._text: quoting.Text | None = None
+        # (row, node) of the nodes made from the tokens (directives()), which libcst's parse pairs by row
+        self.comments: list[tuple[int, object]] | None = None
+        self._found: dict = {}
 
     def _find(self, node) -> tuple[int, int, int, int] | None:
         n = node
@@ -145,6 +158,20 @@ class Spans:
         if id(node) in self._spans and not hasattr(node, "comma") and self._tokens_from(node) is not None:
             return _written(self.code(node))
         return self._verbatim(node)
+
+    def directives(self) -> dict:
+        """Row -> the ``# noqa`` directive on it (:func:`nanlint.source.noqa.from_tokens`): its
+        comment and line are nodes made from the tokens, placed here (``comments``)."""
+        if self.comments is None:
+            self.comments = []
+            self._found = noqa.from_tokens(self._source, self.text.line, self._place)  # type: ignore[arg-type]
+        return self._found
+
+    def _place(self, node, row: int, start: int, end: int) -> None:
+        line = self.text.line(row)
+        at = _At(row, len(line[:start].encode("utf-8", "surrogatepass")), len(line[:end].encode("utf-8", "surrogatepass")))
+        self._spans[id(node)] = at
+        self.comments.append((row, node))  # type: ignore[union-attr]
 
     def comment_on(self, node) -> tuple[bool, str | None]:
         """(known, the comment on the line ``node`` starts on): read from the tokens of the

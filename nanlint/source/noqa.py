@@ -4,9 +4,11 @@ What they silence is applied by :mod:`nanlint.lint.noqa`."""
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 import libcst as cst
 
@@ -112,3 +114,31 @@ def line_directive(row: int, text: str, comment: cst.Comment | None = None,
     if m.group("codes"):
         codes = [c for c in re.split(r"[\s,]+", m.group("codes")) if c]
     return Directive(row, comment, parent, codes, m.span())  # type: ignore[arg-type]
+
+
+def from_tokens(text: str, line: Callable[[int], str],
+                place: Callable[[cst.CSTNode, int, int, int], None]) -> dict[int, Directive]:
+    """Row -> the ``# noqa`` comment on it, as :func:`directives` gives it, for a module
+    made from CPython's tree (which holds no comment): read from the tokens of ``text``, each
+    comment and the line holding it made as the libcst nodes libcst's parse has there (a
+    ``TrailingWhitespace`` after code, an ``EmptyLine`` on a line of its own).
+    ``line(row)``: the text of a line (CPython's lines); ``place(node, row, start, end)``
+    notes where a node made here is (character columns)."""
+    out: dict[int, Directive] = {}
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type != tokenize.COMMENT or "noqa" not in tok.string.lower():
+            continue
+        (row, start), end = tok.start, tok.end[1]
+        before = line(row)[:start]
+        comment = cst.Comment(tok.string)
+        gap = cst.SimpleWhitespace(before[len(before.rstrip(" \t\f")):])
+        if before.strip():
+            parent: cst.CSTNode = cst.TrailingWhitespace(whitespace=gap, comment=comment)
+        else:
+            parent = cst.EmptyLine(indent=False, whitespace=cst.SimpleWhitespace(before), comment=comment)
+        d = line_directive(row, tok.string, comment, parent)
+        if d is not None:
+            place(comment, row, start, end)
+            place(parent, row, start, end)
+            out[row] = d
+    return out
