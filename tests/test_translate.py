@@ -248,3 +248,37 @@ def test_unused_noqa_is_judged_from_the_tokens_without_libcst_s_analysis(label, 
         assert got.findings or label == "a used one"
         assert _rows(got) == _rows(linter.lint_source(source, "n.py", site_filter=False))
         assert fixed.fixed_source == linter.fix_source(source, "n.py", unsafe=True, site_filter=False).fixed_source
+
+
+@pytest.mark.parametrize("text", [
+    # the mission's hand-written cross entropy, written tight (the Bad block of NAN104's page, spaced)
+    "import tensorflow as tf\ndef loss(h, W, b, y_):\n    y_conv = tf.nn.softmax(tf.matmul(h, W) + b)\n"
+    "    return -tf.reduce_sum(y_*tf.log(y_conv))\n",
+    # diffusers' shap_e renderer: the divided expression in parentheses of its own
+    'import torch\ndef volume_query_points(volume, grid_size):\n    indices = torch.arange(grid_size**3, device=volume.bbox_min.device)\n    zs = indices % grid_size\n    ys = torch.div(indices, grid_size, rounding_mode="trunc") % grid_size\n    xs = torch.div(indices, grid_size**2, rounding_mode="trunc") % grid_size\n    combined = torch.stack([xs, ys, zs], dim=1)\n    return (combined.float() / (grid_size - 1)) * (volume.bbox_max - volume.bbox_min) + volume.bbox_min\n',
+    "import torch\ndef f(x):\n    return torch.log(1+torch.exp(x))\n",
+])
+def test_operators_spaced_otherwise_or_parenthesized_parents_are_moved(text, moved):
+    """Spacing around an operator, or a carried node's parent in parentheses of its own: the
+    fix never reads either, so it is moved onto libcst's parse (not found again there) and is
+    the one libcst's analysis gives."""
+    linter = Linter(list(all_rules()), {"may": True})
+    source = text.encode()
+    got = linter.lint_source(source, "m.py")
+    assert any(f.edits for f in got.findings)
+    assert moved["moved"] and moved["unpaired"] == 0 and moved["libcst runs"] == 0, moved
+    _same(linter, source, text)
+
+
+@pytest.mark.parametrize("made, written, alike", [
+    ("y_ * tf.log(p)", "y_*tf.log(p)", True),
+    ("-x", "- x", True),
+    ("a if b else c", "a  if b else c", False),
+    ("f(a, b)", "f(a,b)", False),  # a comma a fix may carry
+    ("f(a, -1)", "f(a,\n  -1)", False),  # the space before a unary minus is the comma's
+    ("( x )", "(x)", False),
+    ("x == None", "x==None", True),
+    ("f(a, b)", "f(a, c)", False),
+])
+def test_alike_but_operators(made, written, alike):
+    assert translate._alike_but_operators(made, written) is alike

@@ -25,6 +25,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import io
+import keyword
+import tokenize
 
 import libcst as cst
 
@@ -52,7 +55,10 @@ def _originals() -> dict:
         def deriving(self, *args, **kwargs):
             made = method(self, *args, **kwargs)
             record = _RECORD[0]
-            if record is not None and made is not self:  # a visit by a read-only visitor gives the node back
+            # a visit by a read-only visitor gives the node back, ``x.deep_replace(x, y)`` gives ``y``:
+            # nodes that were there before, not derived
+            if record is not None and made is not self and id(made) not in record and \
+                    not any(made is a for a in args) and not any(made is v for v in kwargs.values()):
                 record[id(made)] = (made, name, self, args, kwargs)  # holds ``made``: its id stays its own
             return made
         deriving.__doc__ = method.__doc__
@@ -128,6 +134,60 @@ _BLOCKS = ("Module", "IndentedBlock", "SimpleStatementLine", "SimpleStatementSui
            "If", "Else", "For", "While", "With", "Try", "ExceptHandler", "Finally")
 
 
+# operators, whose spacing libcst keeps on the operator node: no rule reads it or moves it
+_OPERATORS = frozenset("+ - * / // % ** @ << >> & | ^ ~ < > <= >= == != = -> := not and or in is".split())
+
+
+def _alike_but_operators(made: str, written: str) -> bool:
+    """Whether two codes of one node hold the same tokens with the same text between them
+    (spaces, line breaks, comments), except next to an operator: ``y_*tf.log(p)`` and
+    ``y_ * tf.log(p)``, but not ``f(a,b)`` and ``f(a, b)`` (a comma a fix may carry)."""
+    a, b = _gaps(made), _gaps(written)
+    if a is None or b is None or len(a) != len(b):
+        return False
+    for (tok, gap), (tok2, gap2) in zip(a, b):
+        if tok != tok2:
+            return False
+    for i, ((tok, gap), (_, gap2)) in enumerate(zip(a, b)):
+        if gap == gap2 or i > 0 and a[i - 1][0] in _OPERATORS:  # after an operator: the operator's
+            continue
+        if tok in _OPERATORS and i > 0 and _ends_operand(a[i - 1][0]):  # before a binary one: the operator's
+            continue
+        return False  # the comma's, the parenthesis's, or before a unary operator: its holder's
+    return True
+
+
+def _ends_operand(tok: str) -> bool:
+    """Whether a token can end an operand (a name, a number, a string, a closing bracket):
+    an operator after it is binary, and the space before that operator is the operator's."""
+    return tok in (")", "]", "}") or (tok[:1].isalnum() or tok[:1] in "_'\"" or not tok.isascii()) and \
+        tok not in _OPERATORS and (not keyword.iskeyword(tok) or tok in ("True", "False", "None"))
+
+
+def _gaps(code: str) -> list[tuple[str, str]] | None:
+    """``code``'s significant tokens, each with the text before it (from the previous one's
+    end: spaces, line breaks, comments); None where it does not tokenize."""
+    lines = code.splitlines(keepends=True)
+    out: list[tuple[str, str]] = []
+    end = (1, 0)
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+            if tok.type in _LAYOUT:
+                continue
+            (r1, c1), (r2, c2) = end, tok.start
+            gap = lines[r1 - 1][c1:c2] if r1 == r2 else \
+                lines[r1 - 1][c1:] + "".join(lines[r1:r2 - 1]) + lines[r2 - 1][:c2]
+            out.append((tok.string, gap))
+            end = tok.end
+    except (tokenize.TokenError, SyntaxError, IndexError):
+        return None
+    return out
+
+
+_LAYOUT = frozenset({tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
+                     tokenize.ENDMARKER})
+
+
 class Translator:
     """Rebuilds nodes a rule made over the converted module as nodes over libcst's parse."""
 
@@ -145,28 +205,36 @@ class Translator:
             twin = self.twins.get(id(old))
             if twin is None:
                 raise Unpaired(type(old).__name__)
-            self._formatted_alike(old)
+            self._formatted_alike(old, operators=True)
             replacements.append((twin, self.value(new)))
         for node in self._carried:
-            self._formatted_alike(node)
+            self._formatted_alike(node, operators=True)
             parent = self.parent(node)
             if parent is not None and not isinstance(parent, node_types(*_BLOCKS)) and id(parent) in self.twins:
-                self._formatted_alike(parent)
+                self._formatted_alike(parent, operators=True, own_parens=False)
         return fixes.Fix(fix.applicability, fix.message, replacements, list(fix.imports))
 
-    def _formatted_alike(self, node) -> None:
+    def _formatted_alike(self, node, operators: bool = False, own_parens: bool = True) -> None:
         """Raise :class:`Unpaired` unless the user wrote ``node`` as libcst's default formatting
         writes the converted node: a rule building the fix may have read the converted node's
-        formatting (a comma, its operator's spacing, a line break, a comment) where the user's
-        twin has other. Asked of the replaced node, of every converted node the fix carries or
-        derives from, and of that node's parent (its siblings' commas, its operator)."""
+        formatting (a comma, a parenthesis, a line break, a comment) where the user's twin has
+        other. Asked of the replaced node, of every converted node the fix carries or derives
+        from, and of that node's parent (its siblings' commas).  ``operators``: the spacing
+        around operators may differ (:func:`_alike_but_operators`): no rule reads it nor moves
+        it into a fix, and the fix writes the user's twin, not that node.  A node a
+        transformer copied (its formatting written as it is) must be alike in full.
+        ``own_parens``: whether the node's own parentheses count (a carried node's parent's do
+        not: ``(a / (b - 1))``, where a fix replaces ``(b - 1)``, reads nothing of them)."""
         if id(node) in self.exact:
             return
         twin = self.twins[id(node)]
+        if not own_parens and getattr(twin, "lpar", None) and len(twin.lpar) != len(node.lpar):
+            node, twin = node.with_changes(lpar=[], rpar=[]), twin.with_changes(lpar=[], rpar=[])
         code = code_of(empty_module(), node)
         if getattr(node, "comma", None) is cst.MaybeSentinel.DEFAULT and not self._last(node):
             code += ", "  # an argument's, an element's: libcst writes a default comma after it in place
-        if code_of(empty_module(), twin) != code:
+        written = code_of(empty_module(), twin)
+        if written != code and not (operators and _alike_but_operators(code, written)):
             raise Unpaired(f"{type(node).__name__} formatted")
 
     def _last(self, node) -> bool:
