@@ -145,10 +145,9 @@ def _alike_but_operators(made: str, written: str) -> bool:
     a, b = _gaps(made), _gaps(written)
     if a is None or b is None or len(a) != len(b):
         return False
-    for (tok, gap), (tok2, gap2) in zip(a, b):
+    for i, ((tok, gap), (tok2, gap2)) in enumerate(zip(a, b)):
         if tok != tok2:
             return False
-    for i, ((tok, gap), (_, gap2)) in enumerate(zip(a, b)):
         if gap == gap2 or i > 0 and a[i - 1][0] in _OPERATORS:  # after an operator: the operator's
             continue
         if tok in _OPERATORS and i > 0 and _ends_operand(a[i - 1][0]):  # before a binary one: the operator's

@@ -64,8 +64,8 @@ class Spans:
         self._source = text
         self._text: quoting.Text | None = None
         # (row, node) of the nodes made from the tokens (directives()), which libcst's parse pairs by row
-        self.comments: list[tuple[int, object]] | None = None
-        self._found: dict = {}
+        self.comments: list[tuple[int, object]] = []
+        self._directives: dict | None = None
 
     def _find(self, node) -> tuple[int, int, int, int] | None:
         n = node
@@ -162,16 +162,14 @@ class Spans:
     def directives(self) -> dict:
         """Row -> the ``# noqa`` directive on it (:func:`nanlint.source.noqa.from_tokens`): its
         comment and line are nodes made from the tokens, placed here (``comments``)."""
-        if self.comments is None:
-            self.comments = []
-            self._found = noqa.from_tokens(self._source, self.text.line, self._place)  # type: ignore[arg-type]
-        return self._found
+        if self._directives is None:
+            self._directives = noqa.from_tokens(self._source, self.text.line, self._place)  # type: ignore[arg-type]
+        return self._directives
 
     def _place(self, node, row: int, start: int, end: int) -> None:
         line = self.text.line(row)
-        at = _At(row, len(line[:start].encode("utf-8", "surrogatepass")), len(line[:end].encode("utf-8", "surrogatepass")))
-        self._spans[id(node)] = at
-        self.comments.append((row, node))  # type: ignore[union-attr]
+        self._spans[id(node)] = _At(row, *(len(line[:c].encode("utf-8", "surrogatepass")) for c in (start, end)))
+        self.comments.append((row, node))
 
     def comment_on(self, node) -> tuple[bool, str | None]:
         """(known, the comment on the line ``node`` starts on): read from the tokens of the
