@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -475,3 +476,15 @@ def test_a_file_no_reduction_shrinks_is_analysed_in_windows_at_the_files_lines()
     found = sorted((f.code, f.start[0]) for f in result.findings)
     assert found == [("NAN101", row["P = torch.log"]), ("NAN101", row["return torch.log(q)"]),
                      ("NAN108", row["return torch.log(q)"])], found
+
+
+def test_ast_names_are_the_names_ast_walk_finds():
+    """The reduction reads a window's names with one walk of the fields (``ast_names``): the
+    same names as ``ast.walk``, in every context, on nanlint's own sources and a match."""
+    root = Path(__file__).resolve().parent.parent / "nanlint"
+    trees = [ast.parse(p.read_text(encoding="utf-8")) for p in sorted(root.rglob("*.py"))]
+    trees.append(ast.parse("match p:\n    case C(a, k=b) | [*c]: global g; del d\n    case {'x': e, **f}: pass\n"))
+    for tree in trees:
+        for ctx in (None, ast.Load, ast.Store, ast.Del):
+            walked = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and (ctx is None or isinstance(n.ctx, ctx))}
+            assert ast_tree.ast_names(tree, ctx) == walked

@@ -38,7 +38,7 @@ import ast
 import bisect
 import re
 
-from nanlint.source.ast_tree import compile_tree
+from nanlint.source.ast_tree import ast_names, compile_tree
 
 LARGE = 500_000  # bytes: above this, a file is syntax-checked in chunks and reduced before the libcst parse
 MAX_KEPT = 500_000  # characters: a reduction that keeps more is analysed in windows instead
@@ -322,7 +322,7 @@ def _reads(text: str, spans: list[tuple[int, int]]) -> set[str]:
     for indent, parts in groups.items():
         source = ("if 1:\n" if indent else "") + "".join(parts)
         tree = compile_tree(source)
-        out.update(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+        out |= ast_names(tree, ast.Load)
     return out
 
 
@@ -382,7 +382,7 @@ def _header_reads(stmt) -> frozenset[str]:
         nodes += a.defaults + [d for d in a.kw_defaults if d is not None] + \
             [x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]
              if x is not None and x.annotation is not None] + ([stmt.returns] if stmt.returns else [])
-    return frozenset(n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name))
+    return frozenset(name for node in nodes for name in ast_names(node))
 
 
 def _first(stmt: ast.stmt) -> int:
@@ -418,9 +418,7 @@ def binds(stmt: ast.stmt) -> set[str]:
         targets = [stmt.target]
     out: set[str] = set()
     for t in targets:
-        out |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+        out |= ast_names(t)
     if isinstance(stmt, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
-        for inner in ast.walk(stmt):
-            if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
-                out.add(inner.id)
+        out |= ast_names(stmt, ast.Store)
     return out
