@@ -73,8 +73,9 @@ def test_pages_fixtures_and_examples_fix_as_on_libcst_parse(moved):
     for label, source, settings, codes in snapshot.sources():
         chosen = [r for r in rules if codes is None or r.code in codes]
         _same(Linter(chosen, dict(settings, may=True)), source, label)
-    # most fixes are moved (the rest: a layout other than libcst's default inside the replaced node)
-    assert moved["moved"] > 900 and moved["unpaired"] < moved["moved"] / 10, moved
+    # the fixes are moved (none is not on these sources since stop 44: 1,124 moved; a layout other
+    # than libcst's default, past an operator's spacing, inside the replaced node would not be)
+    assert moved["moved"] > 1000 and moved["unpaired"] < moved["moved"] / 100, moved
 
 
 # Layouts where the user's text and the converted module differ most: the fix must keep the
