@@ -145,7 +145,8 @@ def _alike_but_operators(made: str, written: str, breaks: bool = False) -> bool:
     """Whether two codes of one node hold the same tokens with the same text between them
     (spaces, line breaks, comments), except for the spaces next to an operator:
     ``y_*tf.log(p)`` and ``y_ * tf.log(p)``, but not ``f(a,b)`` and ``f(a, b)`` (a comma a fix
-    may carry), nor ``a +\n b`` and ``a + b`` (a fix lays a call out as the user broke it)
+    may carry), nor ``a +\n b`` and ``a + b`` (kept strict, not shown needed: the layout a fix
+    takes from the replaced call, ``fixes.restyle``, is read from the user's twin when applied)
     unless ``breaks``: line breaks and comments next to an operator may differ too (a carried
     node's parent, which no fix lays out by)."""
     a, b = _gaps(made), _gaps(written)
@@ -157,7 +158,7 @@ def _alike_but_operators(made: str, written: str, breaks: bool = False) -> bool:
         if gap == gap2:
             continue
         if not breaks and (gap.strip(_BLANK) or gap2.strip(_BLANK)):
-            return False  # a line break or a comment: a fix may lay its code out by them
+            return False  # a line break or a comment: alike, to be safe (see above)
         if i > 0 and a[i - 1][0] in _OPERATORS:  # spaces after an operator: the operator's
             continue
         if tok in _OPERATORS and i > 0 and _ends_operand(a[i - 1][0]):  # before a binary one: the operator's
