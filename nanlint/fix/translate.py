@@ -138,17 +138,12 @@ _BLOCKS = ("Module", "IndentedBlock", "SimpleStatementLine", "SimpleStatementSui
 _OPERATORS = frozenset("+ - * / // % ** @ << >> & | ^ ~ < > <= >= == != = -> := not and or in is".split())
 
 
-_BLANK = " \t\f"
-
-
-def _alike_but_operators(made: str, written: str, breaks: bool = False) -> bool:
+def _alike_but_operators(made: str, written: str) -> bool:
     """Whether two codes of one node hold the same tokens with the same text between them
-    (spaces, line breaks, comments), except for the spaces next to an operator:
-    ``y_*tf.log(p)`` and ``y_ * tf.log(p)``, but not ``f(a,b)`` and ``f(a, b)`` (a comma a fix
-    may carry), nor ``a +\n b`` and ``a + b`` (kept strict, not shown needed: the layout a fix
-    takes from the replaced call, ``fixes.restyle``, is read from the user's twin when applied)
-    unless ``breaks``: line breaks and comments next to an operator may differ too (a carried
-    node's parent, which no fix lays out by)."""
+    (spaces, line breaks, comments), except next to an operator: ``y_*tf.log(p)``,
+    ``y_ * tf.log(p)`` and ``y_ *\n tf.log(p)``, but not ``f(a,b)`` and ``f(a, b)`` (a comma a
+    fix may carry).  The layout a fix takes from the call it replaces (``fixes.restyle``) is
+    read from the user's twin when the fix is applied, not from the converted node."""
     a, b = _gaps(made), _gaps(written)
     if a is None or b is None or len(a) != len(b):
         return False
@@ -157,9 +152,7 @@ def _alike_but_operators(made: str, written: str, breaks: bool = False) -> bool:
             return False
         if gap == gap2:
             continue
-        if not breaks and (gap.strip(_BLANK) or gap2.strip(_BLANK)):
-            return False  # a line break or a comment: alike, to be safe (see above)
-        if i > 0 and a[i - 1][0] in _OPERATORS:  # spaces after an operator: the operator's
+        if i > 0 and a[i - 1][0] in _OPERATORS:  # after an operator: the operator's
             continue
         if tok in _OPERATORS and i > 0 and _ends_operand(a[i - 1][0]):  # before a binary one: the operator's
             continue
@@ -221,22 +214,20 @@ class Translator:
             self._formatted_alike(node, operators=True)
             parent = self.parent(node)
             if parent is not None and not isinstance(parent, node_types(*_BLOCKS)) and id(parent) in self.twins:
-                self._formatted_alike(parent, operators=True, own_parens=False, breaks=True)
+                self._formatted_alike(parent, operators=True, own_parens=False)
         return fixes.Fix(fix.applicability, fix.message, replacements, list(fix.imports))
 
-    def _formatted_alike(self, node, operators: bool = False, own_parens: bool = True,
-                         breaks: bool = False) -> None:
+    def _formatted_alike(self, node, operators: bool = False, own_parens: bool = True) -> None:
         """Raise :class:`Unpaired` unless the user wrote ``node`` as libcst's default formatting
         writes the converted node: a rule building the fix may have read the converted node's
         formatting (a comma, a parenthesis, a line break, a comment) where the user's twin has
         other. Asked of the replaced node, of every converted node the fix carries or derives
-        from, and of that node's parent (its siblings' commas).  ``operators``: the spacing
-        around operators may differ (:func:`_alike_but_operators`): no rule reads it nor moves
-        it into a fix, and the fix writes the user's twin, not that node.  A node a
+        from, and of that node's parent (its siblings' commas).  ``operators``: the layout next
+        to an operator may differ (:func:`_alike_but_operators`): no rule reads it nor moves it
+        into a fix, and the fix writes the user's twin, not that node.  A node a
         transformer copied (its formatting written as it is) must be alike in full.
         ``own_parens``: whether the node's own parentheses count (a carried node's parent's do
-        not: ``(a / (b - 1))``, where a fix replaces ``(b - 1)``, reads nothing of them);
-        ``breaks``: line breaks next to an operator may differ (a parent's, too)."""
+        not: ``(a / (b - 1))``, where a fix replaces ``(b - 1)``, reads nothing of them)."""
         if id(node) in self.exact:
             return
         twin = self.twins[id(node)]
@@ -246,7 +237,7 @@ class Translator:
         if getattr(node, "comma", None) is cst.MaybeSentinel.DEFAULT and not self._last(node):
             code += ", "  # an argument's, an element's: libcst writes a default comma after it in place
         written = code_of(empty_module(), twin)
-        if written != code and not (operators and _alike_but_operators(code, written, breaks)):
+        if written != code and not (operators and _alike_but_operators(code, written)):
             raise Unpaired(f"{type(node).__name__} formatted")
 
     def _last(self, node) -> bool:
