@@ -108,6 +108,49 @@ def test_unsupported_syntax_and_validation_restored():
         cst.Name("not a name")
 
 
+def test_makers_give_what_the_constructors_give():
+    """``make.M.X(...)`` (the conversion's constructors, without the dataclass's ``__init__``)
+    against ``cst.X(...)``, for every node of libcst's parse of a rich source: the same fields
+    given, the same node; a field left out takes its default, a default factory's value made
+    anew for each node, as the constructor makes it."""
+    import dataclasses
+
+    from nanlint.source.make import M
+    from nanlint.source.walk import building
+
+    kinds: dict[type, list] = {}
+
+    class Collect(cst.CSTVisitor):
+        def on_visit(self, node):
+            kinds.setdefault(type(node), []).append(node)
+            return True
+
+    for text in [*SNIPPETS, Path(from_ast.__file__).read_text()]:
+        try:
+            cst.parse_module(text).visit(Collect())
+        except cst.ParserSyntaxError:  # a snippet of syntax libcst's parser does not read
+            continue
+    assert len(kinds) > 80
+    for kind, nodes in kinds.items():
+        fields = [f for f in dataclasses.fields(kind) if f.init]
+        for node in nodes[:20]:
+            given = {f.name: getattr(node, f.name) for f in fields}
+            made = getattr(M, kind.__name__)(**given)
+            assert type(made) is kind and made.deep_equals(node), kind
+            assert all(getattr(made, name) is value for name, value in given.items())
+        required = {f.name: getattr(nodes[0], f.name) for f in fields
+                    if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+        with building():  # the constructor as the conversion would call it: no validation
+            c = kind(**required)
+        a, b = getattr(M, kind.__name__)(**required), getattr(M, kind.__name__)(**required)
+        assert a.deep_equals(c), kind
+        for f in fields:
+            if f.default_factory is not dataclasses.MISSING and isinstance(getattr(a, f.name), cst.CSTNode):
+                assert getattr(a, f.name) is not getattr(b, f.name), (kind, f.name)  # one each, as cst.X makes
+    with pytest.raises(AttributeError):
+        M.parse_module  # noqa: B018 - not a node class
+
+
 def test_a_conversion_leaves_no_reference_cycle():
     """What exists when a conversion ends is frozen out of the collector's reach
     (``walk.building``, in a run that freezes its heap); a reference cycle left behind (the

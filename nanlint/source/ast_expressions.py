@@ -11,6 +11,8 @@ import re
 
 import libcst as cst
 
+from nanlint.source.make import M
+
 
 class Unsupported(Exception):
     """A construct :func:`nanlint.source.from_ast.convert` does not build; parse with libcst instead."""
@@ -84,7 +86,7 @@ class Expressions:
         self._expr = methods(type(self), _EXPRESSIONS)
         # ``f(x, dim=1)``, ``def f(x=1)``: a keyword's equal sign as PEP 8 writes it (libcst's default
         # spaces it), so that a fix's code reads as the user's
-        self._tight = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+        self._tight = M.AssignEqual(M.SimpleWhitespace(""), M.SimpleWhitespace(""))
 
     # --- bookkeeping -------------------------------------------------------------
     def at(self, made, node):
@@ -133,28 +135,28 @@ class Expressions:
             raise Unsupported(kind.__name__) from None
         self.spans[id(made)] = node
         if kind in _LOOSE and _precedence(node) < need:  # an atom never needs parentheses
-            made = self.at(made.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), node)
+            made = self.at(made.with_changes(lpar=[M.LeftParen()], rpar=[M.RightParen()]), node)
         return made
 
     def opt(self, node, need: int = TEST):
         return None if node is None else self.p(node, need)
 
     def name(self, node):
-        return cst.Name(node.id)
+        return M.Name(node.id)
 
     def attribute(self, node):
         value = self.p(node.value, ATOM)
-        return cst.Attribute(value, self.at(cst.Name(node.attr), node), **formatting(cst.Attribute))
+        return M.Attribute(value, self.at(M.Name(node.attr), node), **formatting(cst.Attribute))
 
     def arg(self, node):
         if isinstance(node, ast.Starred):
-            return self.at(cst.Arg(self.p(node.value, BOR), star="*", **formatting(cst.Arg)), node)
-        return self.at(cst.Arg(self.p(node, NAMED), **formatting(cst.Arg)), node)
+            return self.at(M.Arg(self.p(node.value, BOR), star="*", **formatting(cst.Arg)), node)
+        return self.at(M.Arg(self.p(node, NAMED), **formatting(cst.Arg)), node)
 
     def keyword(self, node):
         if node.arg is None:
-            return self.at(cst.Arg(self.p(node.value, BOR), star="**", **formatting(cst.Arg)), node)
-        return self.at(cst.Arg(self.p(node.value, TEST), keyword=self.at(cst.Name(node.arg), node),
+            return self.at(M.Arg(self.p(node.value, BOR), star="**", **formatting(cst.Arg)), node)
+        return self.at(M.Arg(self.p(node.value, TEST), keyword=self.at(M.Name(node.arg), node),
                                equal=self._tight, **formatting(cst.Arg)), node)
 
     def call(self, node):
@@ -164,24 +166,24 @@ class Expressions:
             args = [self.keyword(a) if isinstance(a, ast.keyword) else self.arg(a) for a in parts]
         else:
             args = [self.arg(a) for a in node.args] + [self.keyword(k) for k in node.keywords]
-        return cst.Call(func, args, **formatting(cst.Call))
+        return M.Call(func, args, **formatting(cst.Call))
 
     def constant(self, node):
         value = node.value
         if value is None or value is True or value is False:
-            return cst.Name(repr(value))
+            return M.Name(repr(value))
         if value is Ellipsis:
-            return cst.Ellipsis()
+            return M.Ellipsis()
         if isinstance(value, (str, bytes)):
             if not self._fdepth:
                 written = self.segment(node)
                 if written is not None and _one_literal(written):
-                    return cst.SimpleString(written)  # as the user wrote it: its quotes, prefix, escapes
+                    return M.SimpleString(written)  # as the user wrote it: its quotes, prefix, escapes
             text = repr(value)
             # inside an f-string's expression (Python < 3.12): neither its quotes nor a backslash
             if self._fdepth and (self._fdepth > 1 or text[0] == '"' or "\\" in text):
                 raise Unsupported("a string inside an f-string's expression")
-            return cst.SimpleString(("u" if node.kind == "u" else "") + text)
+            return M.SimpleString(("u" if node.kind == "u" else "") + text)
         text = self.segment(node)
         if isinstance(value, bool) or not isinstance(value, (int, float, complex)):
             raise Unsupported(type(value).__name__)
@@ -198,10 +200,10 @@ class Expressions:
         else:
             level = _BINARY_PRECEDENCE[op]
             left, right = self.p(node.left, level), self.p(node.right, level + 1)
-        return cst.BinaryOperation(left, self._plain[op], right)
+        return M.BinaryOperation(left, self._plain[op], right)
 
     def unaryop(self, node):
-        return cst.UnaryOperation(self._plain[type(node.op)], self.p(node.operand, _precedence(node)))
+        return M.UnaryOperation(self._plain[type(node.op)], self.p(node.operand, _precedence(node)))
 
     def boolop(self, node):
         operator = cst.And if isinstance(node.op, ast.And) else cst.Or
@@ -209,16 +211,16 @@ class Expressions:
         values = node.values
         made = self.p(values[0], level + 1)  # CPython nests an ``and`` in an ``and`` only when written in parentheses
         for value in values[1:]:  # left-associative, as libcst reads ``a and b and c``
-            made = self.at(cst.BooleanOperation(made, operator(), self.p(value, level + 1)), node)
+            made = self.at(M.BooleanOperation(made, operator(), self.p(value, level + 1)), node)
         return made
 
     def compare(self, node):
-        targets = [cst.ComparisonTarget(self._plain[type(op)], self.p(c, CMP + 1))
+        targets = [M.ComparisonTarget(self._plain[type(op)], self.p(c, CMP + 1))
                    for op, c in zip(node.ops, node.comparators)]
-        return cst.Comparison(self.p(node.left, CMP + 1), targets)
+        return M.Comparison(self.p(node.left, CMP + 1), targets)
 
     def slice_(self, node):
-        return cst.Slice(self.opt(node.lower), self.opt(node.upper), self.opt(node.step))
+        return M.Slice(self.opt(node.lower), self.opt(node.upper), self.opt(node.step))
 
     def subscript(self, node):
         value = self.p(node.value, ATOM)
@@ -230,104 +232,104 @@ class Expressions:
             if isinstance(part, ast.Slice):
                 made = self.e(part)
             elif isinstance(part, ast.Starred):
-                made = self.at(cst.Index(self.p(part.value, BOR), star="*"), part)
+                made = self.at(M.Index(self.p(part.value, BOR), star="*"), part)
             else:
-                made = self.at(cst.Index(self.p(part, TEST)), part)
-            elements.append(self.at(cst.SubscriptElement(made), part))
+                made = self.at(M.Index(self.p(part, TEST)), part)
+            elements.append(self.at(M.SubscriptElement(made), part))
         if split and len(parts) == 1:  # ``x[a,]``: a tuple of one
-            elements[0] = self.at(elements[0].with_changes(comma=cst.Comma()), parts[0])
-        return cst.Subscript(value, elements, **formatting(cst.Subscript))
+            elements[0] = self.at(elements[0].with_changes(comma=M.Comma()), parts[0])
+        return M.Subscript(value, elements, **formatting(cst.Subscript))
 
     def element(self, node):
         if isinstance(node, ast.Starred):
-            return self.at(cst.StarredElement(self.p(node.value, BOR)), node)
-        return self.at(cst.Element(self.p(node, TEST)), node)
+            return self.at(M.StarredElement(self.p(node.value, BOR)), node)
+        return self.at(M.Element(self.p(node, TEST)), node)
 
     def tuple(self, node):
-        return cst.Tuple([self.element(e) for e in node.elts])
+        return M.Tuple([self.element(e) for e in node.elts])
 
     def list(self, node):
-        return cst.List([self.element(e) for e in node.elts])
+        return M.List([self.element(e) for e in node.elts])
 
     def set(self, node):
-        return cst.Set([self.element(e) for e in node.elts])
+        return M.Set([self.element(e) for e in node.elts])
 
     def dict(self, node):
         elements = []
         for key, value in zip(node.keys, node.values):
             if key is None:
-                elements.append(self.at(cst.StarredDictElement(self.p(value, BOR)), value))
+                elements.append(self.at(M.StarredDictElement(self.p(value, BOR)), value))
             else:
-                elements.append(self.at(cst.DictElement(self.p(key, TEST), self.p(value, TEST)), key))
-        return cst.Dict(elements)
+                elements.append(self.at(M.DictElement(self.p(key, TEST), self.p(value, TEST)), key))
+        return M.Dict(elements)
 
     def ifexp(self, node):
-        return cst.IfExp(self.p(node.test, TEST + 1), self.p(node.body, TEST + 1), self.p(node.orelse, TEST))
+        return M.IfExp(self.p(node.test, TEST + 1), self.p(node.body, TEST + 1), self.p(node.orelse, TEST))
 
     def parameters(self, args: ast.arguments, node) -> cst.Parameters:
         positional = [*args.posonlyargs, *args.args]
         defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
 
         def param(a, default=None, star=""):
-            annotation = self.at(cst.Annotation(self.p(a.annotation, TEST)), a.annotation) if a.annotation else None
+            annotation = self.at(M.Annotation(self.p(a.annotation, TEST)), a.annotation) if a.annotation else None
             equal = self._tight if default is not None and annotation is None else cst.MaybeSentinel.DEFAULT
-            return self.at(cst.Param(self.at(cst.Name(a.arg), a), annotation, default=self.opt(default), star=star,
+            return self.at(M.Param(self.at(M.Name(a.arg), a), annotation, default=self.opt(default), star=star,
                                          equal=equal, **formatting(cst.Param)), a)
 
         made = [param(a, d) for a, d in zip(positional, defaults)]
         posonly = made[:len(args.posonlyargs)]
         kwonly = [param(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
-        star_arg = param(args.vararg, star="*") if args.vararg else cst.ParamStar() if kwonly else cst.MaybeSentinel.DEFAULT
-        return self.at(cst.Parameters(
+        star_arg = param(args.vararg, star="*") if args.vararg else M.ParamStar() if kwonly else cst.MaybeSentinel.DEFAULT
+        return self.at(M.Parameters(
             params=made[len(posonly):], star_arg=star_arg, kwonly_params=kwonly,
             star_kwarg=param(args.kwarg, star="**") if args.kwarg else None,
-            posonly_params=posonly, posonly_ind=cst.ParamSlash() if posonly else cst.MaybeSentinel.DEFAULT), node)
+            posonly_params=posonly, posonly_ind=M.ParamSlash() if posonly else cst.MaybeSentinel.DEFAULT), node)
 
     def lambda_(self, node):
-        return cst.Lambda(self.parameters(node.args, node), self.p(node.body, TEST))
+        return M.Lambda(self.parameters(node.args, node), self.p(node.body, TEST))
 
     def comp_for(self, generators):
         inner = None
         for g in reversed(generators):
-            ifs = [self.at(cst.CompIf(self.p(test, OR)), test) for test in g.ifs]
-            made = cst.CompFor(self.p(g.target, TEST), self.p(g.iter, OR), ifs, inner,
-                               asynchronous=cst.Asynchronous() if g.is_async else None)
+            ifs = [self.at(M.CompIf(self.p(test, OR)), test) for test in g.ifs]
+            made = M.CompFor(self.p(g.target, TEST), self.p(g.iter, OR), ifs, inner,
+                               asynchronous=M.Asynchronous() if g.is_async else None)
             inner = self.at(made, g.target)
         return inner
 
     def listcomp(self, node):
-        return cst.ListComp(self.p(node.elt, TEST), self.comp_for(node.generators))
+        return M.ListComp(self.p(node.elt, TEST), self.comp_for(node.generators))
 
     def setcomp(self, node):
-        return cst.SetComp(self.p(node.elt, TEST), self.comp_for(node.generators))
+        return M.SetComp(self.p(node.elt, TEST), self.comp_for(node.generators))
 
     def genexp(self, node):
-        return cst.GeneratorExp(self.p(node.elt, TEST), self.comp_for(node.generators))
+        return M.GeneratorExp(self.p(node.elt, TEST), self.comp_for(node.generators))
 
     def dictcomp(self, node):
-        return cst.DictComp(self.p(node.key, TEST), self.p(node.value, TEST), self.comp_for(node.generators))
+        return M.DictComp(self.p(node.key, TEST), self.p(node.value, TEST), self.comp_for(node.generators))
 
     def starred(self, node):
-        return cst.StarredElement(self.p(node.value, BOR))
+        return M.StarredElement(self.p(node.value, BOR))
 
     def namedexpr(self, node):
-        return cst.NamedExpr(self.e(node.target), self.p(node.value, TEST))
+        return M.NamedExpr(self.e(node.target), self.p(node.value, TEST))
 
     def await_(self, node):
-        return cst.Await(self.p(node.value, ATOM))
+        return M.Await(self.p(node.value, ATOM))
 
     def yield_(self, node):
-        return cst.Yield(self.opt(node.value))
+        return M.Yield(self.opt(node.value))
 
     def yieldfrom(self, node):
-        return cst.Yield(self.at(cst.From(self.p(node.value, TEST)), node.value))
+        return M.Yield(self.at(M.From(self.p(node.value, TEST)), node.value))
 
     def joinedstr(self, node):
         # an f-string inside another's expression takes other quotes (Python < 3.12 needs them)
         self._fdepth += 1
         try:
             quote = '"' if self._fdepth == 1 else "'''"
-            return cst.FormattedString(self.fstring_parts(node.values, quote[0]), start="f" + quote, end=quote)
+            return M.FormattedString(self.fstring_parts(node.values, quote[0]), start="f" + quote, end=quote)
         finally:
             self._fdepth -= 1
 
@@ -340,10 +342,10 @@ class Expressions:
                 text = text[1:-1] if text[0] == quote else text[1:-1].replace(quote, "\\" + quote)
                 if self._fdepth > 1 and "\\" in text:  # an f-string in another's expression: no backslash
                     raise Unsupported("an escape in an f-string inside another")
-                parts.append(cst.FormattedStringText(text))
+                parts.append(M.FormattedStringText(text))
             elif isinstance(v, ast.FormattedValue):
                 spec = self.fstring_parts(v.format_spec.values, quote) if v.format_spec is not None else None
-                parts.append(self.at(cst.FormattedStringExpression(
+                parts.append(self.at(M.FormattedStringExpression(
                     self.p(v.value, OR), _CONVERSIONS.get(v.conversion), spec), v))
             else:
                 raise Unsupported(type(v).__name__)

@@ -28,6 +28,7 @@ import libcst as cst
 from nanlint.source.ast_expressions import ATOM, NAMED, TEST, YIELD, Expressions, Unsupported, formatting, methods
 from nanlint.source import noqa, quoting
 from nanlint.source.codegen import _ranges, code_of
+from nanlint.source.make import M
 from nanlint.source.walk import building, is_node, rebuilt
 
 __all__ = ["Unsupported", "Spans", "convert"]
@@ -255,102 +256,102 @@ class Converter(Expressions):
             raise Unsupported(type(node).__name__) from None
         self.at(made, node)
         if isinstance(made, cst.BaseSmallStatement):
-            made = self.at(cst.SimpleStatementLine([made], **formatting(cst.SimpleStatementLine)), node)
+            made = self.at(M.SimpleStatementLine([made], **formatting(cst.SimpleStatementLine)), node)
         return made
 
     def block(self, body):
-        return cst.IndentedBlock([self.s(st) for st in body])
+        return M.IndentedBlock([self.s(st) for st in body])
 
     def pass_(self, node):
-        return cst.Pass()
+        return M.Pass()
 
     def break_(self, node):
-        return cst.Break()
+        return M.Break()
 
     def continue_(self, node):
-        return cst.Continue()
+        return M.Continue()
 
     def expr_stmt(self, node):
-        return cst.Expr(self.p(node.value, YIELD))
+        return M.Expr(self.p(node.value, YIELD))
 
     def assign(self, node):
-        return cst.Assign([self.at(cst.AssignTarget(self.p(t, TEST), **formatting(cst.AssignTarget)), t)
+        return M.Assign([self.at(M.AssignTarget(self.p(t, TEST), **formatting(cst.AssignTarget)), t)
                            for t in node.targets], self.p(node.value, YIELD))
 
     def augassign(self, node):
-        return cst.AugAssign(self.e(node.target), self._augmented[type(node.op)], self.p(node.value, YIELD))
+        return M.AugAssign(self.e(node.target), self._augmented[type(node.op)], self.p(node.value, YIELD))
 
     def annassign(self, node):
-        return cst.AnnAssign(self.e(node.target), self.at(cst.Annotation(self.p(node.annotation, TEST)), node.annotation),
+        return M.AnnAssign(self.e(node.target), self.at(M.Annotation(self.p(node.annotation, TEST)), node.annotation),
                              self.opt(node.value, YIELD))
 
     def return_(self, node):
-        return cst.Return(self.opt(node.value))
+        return M.Return(self.opt(node.value))
 
     def delete(self, node):
         targets = node.targets
         target = self.e(targets[0]) if len(targets) == 1 else \
-            cst.Tuple([self.at(cst.Element(self.e(t)), t) for t in targets], lpar=[], rpar=[])
-        return cst.Del(target)
+            M.Tuple([self.at(M.Element(self.e(t)), t) for t in targets], lpar=[], rpar=[])
+        return M.Del(target)
 
     def global_(self, node):
-        return cst.Global([cst.NameItem(cst.Name(n)) for n in node.names])
+        return M.Global([M.NameItem(M.Name(n)) for n in node.names])
 
     def nonlocal_(self, node):
-        return cst.Nonlocal([cst.NameItem(cst.Name(n)) for n in node.names])
+        return M.Nonlocal([M.NameItem(M.Name(n)) for n in node.names])
 
     @staticmethod
     def dotted(name: str):
         parts = name.split(".")
-        made = cst.Name(parts[0])
+        made = M.Name(parts[0])
         for part in parts[1:]:
-            made = cst.Attribute(made, cst.Name(part))
+            made = M.Attribute(made, M.Name(part))
         return made
 
     def alias(self, a):
-        asname = cst.AsName(cst.Name(a.asname)) if a.asname else None
-        return self.at(cst.ImportAlias(self.dotted(a.name), asname), a)
+        asname = M.AsName(M.Name(a.asname)) if a.asname else None
+        return self.at(M.ImportAlias(self.dotted(a.name), asname), a)
 
     def import_(self, node):
-        return cst.Import([self.alias(a) for a in node.names])
+        return M.Import([self.alias(a) for a in node.names])
 
     def importfrom(self, node):
         module = self.dotted(node.module) if node.module else None
         if len(node.names) == 1 and node.names[0].name == "*":
-            names = cst.ImportStar()
+            names = M.ImportStar()
         else:
             names = [self.alias(a) for a in node.names]
-        return cst.ImportFrom(module, names, relative=[cst.Dot()] * (node.level or 0))
+        return M.ImportFrom(module, names, relative=[M.Dot()] * (node.level or 0))
 
     def raise_(self, node):
-        cause = self.at(cst.From(self.p(node.cause, TEST)), node.cause) if node.cause is not None else None
-        return cst.Raise(self.opt(node.exc), cause)
+        cause = self.at(M.From(self.p(node.cause, TEST)), node.cause) if node.cause is not None else None
+        return M.Raise(self.opt(node.exc), cause)
 
     def assert_(self, node):
-        return cst.Assert(self.p(node.test, TEST), self.opt(node.msg))
+        return M.Assert(self.p(node.test, TEST), self.opt(node.msg))
 
     def decorators(self, node):
-        return [self.at(cst.Decorator(self.p(d, NAMED)), d) for d in node.decorator_list]
+        return [self.at(M.Decorator(self.p(d, NAMED)), d) for d in node.decorator_list]
 
     def functiondef(self, node):
         if getattr(node, "type_params", None):
             raise Unsupported("type parameters")
-        returns = self.at(cst.Annotation(self.p(node.returns, TEST)), node.returns) if node.returns else None
-        return cst.FunctionDef(self.at(cst.Name(node.name), node), self.parameters(node.args, node),
+        returns = self.at(M.Annotation(self.p(node.returns, TEST)), node.returns) if node.returns else None
+        return M.FunctionDef(self.at(M.Name(node.name), node), self.parameters(node.args, node),
                                self.block(node.body), self.decorators(node), returns,
-                               asynchronous=cst.Asynchronous() if isinstance(node, ast.AsyncFunctionDef) else None)
+                               asynchronous=M.Asynchronous() if isinstance(node, ast.AsyncFunctionDef) else None)
 
     def classdef(self, node):
         if getattr(node, "type_params", None):
             raise Unsupported("type parameters")
-        return cst.ClassDef(self.at(cst.Name(node.name), node), self.block(node.body),
+        return M.ClassDef(self.at(M.Name(node.name), node), self.block(node.body),
                             [self.arg(b) for b in node.bases], [self.keyword(k) for k in node.keywords],
                             self.decorators(node))
 
     def orelse(self, node, body):
         if not body:
             return None
-        return self.at(cst.Else(self.block(body)), body[0])
+        return self.at(M.Else(self.block(body)), body[0])
 
     def if_(self, node):
         orelse = node.orelse
@@ -358,7 +359,7 @@ class Converter(Expressions):
             other = self.at(self.if_(orelse[0]), orelse[0])
         else:
             other = self.orelse(node, orelse)
-        return cst.If(self.p(node.test, NAMED), self.block(node.body), other)
+        return M.If(self.p(node.test, NAMED), self.block(node.body), other)
 
     def _elif(self, node) -> bool:
         """Whether an ``if`` alone in an ``else`` was written ``elif`` (its line starts so)."""
@@ -368,68 +369,68 @@ class Converter(Expressions):
             return False
 
     def for_(self, node):
-        return cst.For(self.p(node.target, TEST), self.p(node.iter, TEST), self.block(node.body), self.orelse(node, node.orelse),
-                       asynchronous=cst.Asynchronous() if isinstance(node, ast.AsyncFor) else None)
+        return M.For(self.p(node.target, TEST), self.p(node.iter, TEST), self.block(node.body), self.orelse(node, node.orelse),
+                       asynchronous=M.Asynchronous() if isinstance(node, ast.AsyncFor) else None)
 
     def while_(self, node):
-        return cst.While(self.p(node.test, NAMED), self.block(node.body), self.orelse(node, node.orelse))
+        return M.While(self.p(node.test, NAMED), self.block(node.body), self.orelse(node, node.orelse))
 
     def with_(self, node):
         items = []
         for item in node.items:
-            asname = self.at(cst.AsName(self.e(item.optional_vars)), item.optional_vars) \
+            asname = self.at(M.AsName(self.e(item.optional_vars)), item.optional_vars) \
                 if item.optional_vars is not None else None
-            items.append(self.at(cst.WithItem(self.p(item.context_expr, TEST), asname), item.context_expr))
-        return cst.With(items, self.block(node.body),
-                        asynchronous=cst.Asynchronous() if isinstance(node, ast.AsyncWith) else None)
+            items.append(self.at(M.WithItem(self.p(item.context_expr, TEST), asname), item.context_expr))
+        return M.With(items, self.block(node.body),
+                        asynchronous=M.Asynchronous() if isinstance(node, ast.AsyncWith) else None)
 
     def try_(self, node):
         star = hasattr(ast, "TryStar") and isinstance(node, ast.TryStar)
         handler = cst.ExceptStarHandler if star else cst.ExceptHandler
         handlers = []
         for h in node.handlers:
-            name = cst.AsName(cst.Name(h.name)) if h.name else None
+            name = M.AsName(M.Name(h.name)) if h.name else None
             handlers.append(self.at(handler(self.block(h.body), self.opt(h.type), name), h))
-        final = self.at(cst.Finally(self.block(node.finalbody)), node.finalbody[0]) if node.finalbody else None
+        final = self.at(M.Finally(self.block(node.finalbody)), node.finalbody[0]) if node.finalbody else None
         kind = cst.TryStar if star else cst.Try
         return kind(self.block(node.body), handlers, self.orelse(node, node.orelse), final)
 
     def match(self, node):
-        space, none = cst.SimpleWhitespace(" "), cst.SimpleWhitespace("")
-        cases = [self.at(cst.MatchCase(self.pattern(c.pattern), self.block(c.body), self.opt(c.guard, NAMED),
+        space, none = M.SimpleWhitespace(" "), M.SimpleWhitespace("")
+        cases = [self.at(M.MatchCase(self.pattern(c.pattern), self.block(c.body), self.opt(c.guard, NAMED),
                                        whitespace_after_case=space, whitespace_before_if=space,
                                        whitespace_after_if=space, whitespace_before_colon=none), c.pattern)
                  for c in node.cases]
-        return cst.Match(self.p(node.subject, NAMED), cases)
+        return M.Match(self.p(node.subject, NAMED), cases)
 
     def pattern(self, node):
         kind = type(node)
         if kind is ast.MatchValue:
-            made = cst.MatchValue(self.e(node.value))
+            made = M.MatchValue(self.e(node.value))
         elif kind is ast.MatchSingleton:
-            made = cst.MatchSingleton(cst.Name(repr(node.value)))
+            made = M.MatchSingleton(M.Name(repr(node.value)))
         elif kind is ast.MatchSequence:
             elements = [self.pattern(p) if isinstance(p, ast.MatchStar) else
-                        self.at(cst.MatchSequenceElement(self.pattern(p)), p) for p in node.patterns]
+                        self.at(M.MatchSequenceElement(self.pattern(p)), p) for p in node.patterns]
             opening = self.between(node.lineno, node.col_offset, node.lineno, node.col_offset + 1)
-            made = cst.MatchList(elements, cst.LeftSquareBracket(), cst.RightSquareBracket()) if opening == b"[" \
-                else cst.MatchTuple(elements)
+            made = M.MatchList(elements, M.LeftSquareBracket(), M.RightSquareBracket()) if opening == b"[" \
+                else M.MatchTuple(elements)
         elif kind is ast.MatchStar:
-            made = cst.MatchStar(cst.Name(node.name) if node.name else None)
+            made = M.MatchStar(M.Name(node.name) if node.name else None)
         elif kind is ast.MatchMapping:
-            elements = [cst.MatchMappingElement(self.p(k, ATOM), self.pattern(p)) for k, p in zip(node.keys, node.patterns)]
-            made = cst.MatchMapping(elements, rest=cst.Name(node.rest) if node.rest else None)
+            elements = [M.MatchMappingElement(self.p(k, ATOM), self.pattern(p)) for k, p in zip(node.keys, node.patterns)]
+            made = M.MatchMapping(elements, rest=M.Name(node.rest) if node.rest else None)
         elif kind is ast.MatchClass:
-            made = cst.MatchClass(self.p(node.cls, ATOM), [cst.MatchSequenceElement(self.pattern(p)) for p in node.patterns],
-                                  [cst.MatchKeywordElement(cst.Name(k), self.pattern(p))
+            made = M.MatchClass(self.p(node.cls, ATOM), [M.MatchSequenceElement(self.pattern(p)) for p in node.patterns],
+                                  [M.MatchKeywordElement(M.Name(k), self.pattern(p))
                                    for k, p in zip(node.kwd_attrs, node.kwd_patterns)])
         elif kind is ast.MatchAs:
             inner = self.pattern(node.pattern) if node.pattern is not None else None
             if inner is not None and isinstance(node.pattern, (ast.MatchAs, ast.MatchOr)):
-                inner = inner.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-            made = cst.MatchAs(inner, cst.Name(node.name) if node.name else None)
+                inner = inner.with_changes(lpar=[M.LeftParen()], rpar=[M.RightParen()])
+            made = M.MatchAs(inner, M.Name(node.name) if node.name else None)
         elif kind is ast.MatchOr:
-            made = cst.MatchOr([cst.MatchOrElement(self.pattern(p)) for p in node.patterns])
+            made = M.MatchOr([M.MatchOrElement(self.pattern(p)) for p in node.patterns])
         else:
             raise Unsupported(kind.__name__)
         return self.at(made, node)
@@ -437,7 +438,7 @@ class Converter(Expressions):
     def module(self, tree: ast.Module) -> cst.Module:
         indent = self.default_indent(tree)
         body = [self.s(st) for st in tree.body]
-        return cst.Module(body, default_indent=indent) if indent is not None else cst.Module(body)
+        return M.Module(body, default_indent=indent) if indent is not None else M.Module(body)
 
     def default_indent(self, tree: ast.Module) -> str | None:
         """The indentation of the file's first indented block, as libcst's parse finds it (a
