@@ -111,11 +111,11 @@ def test_unsupported_syntax_and_validation_restored():
 def test_makers_give_what_the_constructors_give():
     """``make.M.X(...)`` (the conversion's constructors, without the dataclass's ``__init__``)
     against ``cst.X(...)``, for every node of libcst's parse of a rich source: the same fields
-    given, the same node; a field left out takes its default, a default factory's value made
-    anew for each node, as the constructor makes it."""
+    given, the same node; a field left out takes the constructor's default, a default
+    factory's value made once per node class (``make.formatting``) and shared."""
     import dataclasses
 
-    from nanlint.source.make import M
+    from nanlint.source.make import M, formatting
     from nanlint.source.walk import building
 
     kinds: dict[type, list] = {}
@@ -145,8 +145,8 @@ def test_makers_give_what_the_constructors_give():
         a, b = getattr(M, kind.__name__)(**required), getattr(M, kind.__name__)(**required)
         assert a.deep_equals(c), kind
         for f in fields:
-            if f.default_factory is not dataclasses.MISSING and isinstance(getattr(a, f.name), cst.CSTNode):
-                assert getattr(a, f.name) is not getattr(b, f.name), (kind, f.name)  # one each, as cst.X makes
+            if f.default_factory is not dataclasses.MISSING:
+                assert getattr(a, f.name) is getattr(b, f.name) is formatting(kind)[f.name], (kind, f.name)
     with pytest.raises(AttributeError):
         M.parse_module  # noqa: B018 - not a node class
 

@@ -5,7 +5,6 @@ where each came from."""
 from __future__ import annotations
 
 import ast
-import dataclasses
 import functools
 import re
 
@@ -146,18 +145,18 @@ class Expressions:
 
     def attribute(self, node):
         value = self.p(node.value, ATOM)
-        return M.Attribute(value, self.at(M.Name(node.attr), node), **formatting(cst.Attribute))
+        return M.Attribute(value, self.at(M.Name(node.attr), node))
 
     def arg(self, node):
         if isinstance(node, ast.Starred):
-            return self.at(M.Arg(self.p(node.value, BOR), star="*", **formatting(cst.Arg)), node)
-        return self.at(M.Arg(self.p(node, NAMED), **formatting(cst.Arg)), node)
+            return self.at(M.Arg(self.p(node.value, BOR), star="*"), node)
+        return self.at(M.Arg(self.p(node, NAMED)), node)
 
     def keyword(self, node):
         if node.arg is None:
-            return self.at(M.Arg(self.p(node.value, BOR), star="**", **formatting(cst.Arg)), node)
+            return self.at(M.Arg(self.p(node.value, BOR), star="**"), node)
         return self.at(M.Arg(self.p(node.value, TEST), keyword=self.at(M.Name(node.arg), node),
-                               equal=self._tight, **formatting(cst.Arg)), node)
+                               equal=self._tight), node)
 
     def call(self, node):
         func = self.p(node.func, ATOM)
@@ -166,7 +165,7 @@ class Expressions:
             args = [self.keyword(a) if isinstance(a, ast.keyword) else self.arg(a) for a in parts]
         else:
             args = [self.arg(a) for a in node.args] + [self.keyword(k) for k in node.keywords]
-        return M.Call(func, args, **formatting(cst.Call))
+        return M.Call(func, args)
 
     def constant(self, node):
         value = node.value
@@ -238,7 +237,7 @@ class Expressions:
             elements.append(self.at(M.SubscriptElement(made), part))
         if split and len(parts) == 1:  # ``x[a,]``: a tuple of one
             elements[0] = self.at(elements[0].with_changes(comma=M.Comma()), parts[0])
-        return M.Subscript(value, elements, **formatting(cst.Subscript))
+        return M.Subscript(value, elements)
 
     def element(self, node):
         if isinstance(node, ast.Starred):
@@ -274,7 +273,7 @@ class Expressions:
             annotation = self.at(M.Annotation(self.p(a.annotation, TEST)), a.annotation) if a.annotation else None
             equal = self._tight if default is not None and annotation is None else cst.MaybeSentinel.DEFAULT
             return self.at(M.Param(self.at(M.Name(a.arg), a), annotation, default=self.opt(default), star=star,
-                                         equal=equal, **formatting(cst.Param)), a)
+                                         equal=equal), a)
 
         made = [param(a, d) for a, d in zip(positional, defaults)]
         posonly = made[:len(args.posonlyargs)]
@@ -350,14 +349,6 @@ class Expressions:
             else:
                 raise Unsupported(type(v).__name__)
         return parts
-
-
-@functools.lru_cache(maxsize=None)
-def formatting(kind: type) -> dict:
-    """The fields of a node class that libcst fills with a new whitespace node per node
-    (a default factory), made once: nodes of one module share them, as nothing reads them."""
-    return {f.name: f.default_factory() for f in dataclasses.fields(kind)  # type: ignore[misc]
-            if f.default_factory is not dataclasses.MISSING}
 
 
 _LITERAL = re.compile(r"""[rRbBuU]{0,2}('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""")

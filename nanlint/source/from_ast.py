@@ -25,7 +25,7 @@ import ast
 
 import libcst as cst
 
-from nanlint.source.ast_expressions import ATOM, NAMED, TEST, YIELD, Expressions, Unsupported, formatting, methods
+from nanlint.source.ast_expressions import ATOM, NAMED, TEST, YIELD, Expressions, Unsupported, methods
 from nanlint.source import noqa, quoting
 from nanlint.source.codegen import _ranges, code_of
 from nanlint.source.make import M
@@ -256,7 +256,7 @@ class Converter(Expressions):
             raise Unsupported(type(node).__name__) from None
         self.at(made, node)
         if isinstance(made, cst.BaseSmallStatement):
-            made = self.at(M.SimpleStatementLine([made], **formatting(cst.SimpleStatementLine)), node)
+            made = self.at(M.SimpleStatementLine([made]), node)
         return made
 
     def block(self, body):
@@ -275,7 +275,7 @@ class Converter(Expressions):
         return M.Expr(self.p(node.value, YIELD))
 
     def assign(self, node):
-        return M.Assign([self.at(M.AssignTarget(self.p(t, TEST), **formatting(cst.AssignTarget)), t)
+        return M.Assign([self.at(M.AssignTarget(self.p(t, TEST)), t)
                            for t in node.targets], self.p(node.value, YIELD))
 
     def augassign(self, node):
