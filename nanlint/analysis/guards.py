@@ -49,10 +49,11 @@ def constant(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _d
     n = number(expr)
     if n is not None:
         return n
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+    kind = type(expr)  # not isinstance: libcst's classes are ABCs, whose misses are slow (no subclasses)
+    if kind is cst.UnaryOperation and type(expr.operator) is cst.Minus:
         inner = constant(ctx, expr.expression, scope, _depth + 1)
         return -inner if inner is not None else None
-    if isinstance(expr, cst.BinaryOperation):
+    if kind is cst.BinaryOperation:
         a = constant(ctx, expr.left, scope, _depth + 1)
         b = constant(ctx, expr.right, scope, _depth + 1)
         if a is None or b is None:
@@ -71,9 +72,9 @@ def constant(ctx: FileContext, expr: cst.BaseExpression | None, scope: Scope, _d
         except (ZeroDivisionError, OverflowError, TypeError):
             return None
         return None
-    if isinstance(expr, cst.Attribute):
+    if kind is cst.Attribute:
         return NAMED_CONSTANTS.get(ctx.index.qualname(expr, scope) or "")
-    if isinstance(expr, cst.Name):
+    if kind is cst.Name:
         qual = ctx.index.qualname(expr, scope)  # from math import pi
         if qual in NAMED_CONSTANTS:
             return NAMED_CONSTANTS[qual]

@@ -111,6 +111,9 @@ def _merge_level(parts: list, depth: int):
                     out[name] = have + tuple(b for b in bindings if all(b is not h for h in have))
         # a name unbound on one path may be unbound at the merge: keep what the others bind
         return out
+    if len(live) == 2:  # an ``if`` without ``else``, a loop's head: the common merge, column by column
+        a, b = live
+        return tuple(x if x is y else _merge_level([x, y], depth - 1) for x, y in zip(a, b))
     out = []
     for k in range(_FAN):  # a branch every state shares is kept without a call (most are)
         column = [p[k] for p in live]
@@ -152,7 +155,7 @@ class ScopeFlow:
         self.untracked: set[str] = set()  # names bound inside expressions (walrus), globals
         for name, bindings in scope.bindings.items():
             for b in bindings:
-                if isinstance(b.node, cst.NamedExpr) or isinstance(b.node, cst.Nonlocal):
+                if type(b.node) is cst.NamedExpr or type(b.node) is cst.Nonlocal:  # an ABC's miss is slow
                     self.untracked.add(name)
                 self._by_stmt.setdefault(id(b.node), []).append((name, b))
         self.untracked |= scope.globals
@@ -260,25 +263,28 @@ class ScopeFlow:
     def _stmt(self, stmt: cst.CSTNode, env: Env | None) -> Env | None:
         if env is not None:
             self.before[id(stmt)] = env
+        # type(), not isinstance: libcst's classes are ABCs, whose misses are slow (these have no subclasses)
+        simple = type(stmt) is cst.SimpleStatementLine or type(stmt) is cst.SimpleStatementSuite
         if id(stmt) not in self._seen:
             self._seen.add(id(stmt))
-            if not isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            if not simple:
                 self._header(stmt)
             else:
                 for small in stmt.body:
                     self._names_in(small, small)
-        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        if simple:
             for small in stmt.body:
                 if env is not None:
                     self.before[id(small)] = env
                 env = self._bind(env, small)
-                if isinstance(small, (cst.Return, cst.Raise)):
+                kind = type(small)
+                if kind is cst.Return or kind is cst.Raise:
                     env = _DEAD
-                elif isinstance(small, cst.Break) and self._loops:
+                elif kind is cst.Break and self._loops:
                     if env is not None:
                         self._loops[-1].breaks.append(env)
                     env = _DEAD
-                elif isinstance(small, cst.Continue) and self._loops:
+                elif kind is cst.Continue and self._loops:
                     if env is not None:
                         self._loops[-1].continues.append(env)
                     env = _DEAD

@@ -13,17 +13,17 @@ from nanlint.source.walk import empty_module
 
 def number(expr: cst.BaseExpression | None) -> float | None:
     """The value of a numeric literal (``1``, ``1.``, ``1e-10``, ``-0.5``, ``(2)``), else None."""
-    if expr is None:
-        return None
-    if isinstance(expr, (cst.Integer, cst.Float)):
-        return _value(expr.value)
-    if isinstance(expr, cst.UnaryOperation):
-        inner = number(expr.expression)
+    kind = type(expr)  # not isinstance: libcst's classes are ABCs, whose misses are slow (no subclasses)
+    if kind is cst.Integer or kind is cst.Float:
+        return _value(expr.value)  # type: ignore[union-attr]
+    if kind is cst.UnaryOperation:
+        inner = number(expr.expression)  # type: ignore[union-attr]
         if inner is None:
             return None
-        if isinstance(expr.operator, cst.Minus):
+        operator = type(expr.operator)  # type: ignore[union-attr]
+        if operator is cst.Minus:
             return -inner
-        if isinstance(expr.operator, cst.Plus):
+        if operator is cst.Plus:
             return inner
     return None
 

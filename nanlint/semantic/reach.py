@@ -158,16 +158,17 @@ class _Walk:
         if depth <= 0 or self.overflow:
             self.emit(Resolved(expr, scope, origins, via, here))
             return
-        if isinstance(expr, cst.Name):
+        kind = type(expr)  # not isinstance: libcst's classes are ABCs, whose misses are slow (no subclasses)
+        if kind is cst.Name:
             if self._name(ctx, expr, scope, origins, via, frames, depth):
                 return
-        elif isinstance(expr, cst.Attribute):
+        elif kind is cst.Attribute:
             if self._attribute(ctx, expr, scope, origins, via, frames, depth):
                 return
-        elif isinstance(expr, cst.Call):
+        elif kind is cst.Call:
             if self._call(ctx, expr, scope, origins, via, frames, depth):
                 return
-        elif isinstance(expr, cst.Subscript):
+        elif kind is cst.Subscript:
             if self._subscript(ctx, expr, scope, origins, via, frames, depth):
                 return
         self.emit(Resolved(expr, scope, origins, via, here))

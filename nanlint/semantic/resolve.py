@@ -370,10 +370,11 @@ class Index(FastVisitor):  # FastVisitor: ~9x faster walk, same events
         """The qualified name of a Name/Attribute chain rooted in an import."""
         if _depth > 8:
             return None
-        if isinstance(expr, cst.Attribute):
+        kind = type(expr)  # not isinstance: libcst's classes are ABCs, whose misses are slow (no subclasses)
+        if kind is cst.Attribute:
             base = self.qualname(expr.value, scope, _depth + 1)
             return f"{base}.{expr.attr.value}" if base is not None else None
-        if not isinstance(expr, cst.Name):
+        if kind is not cst.Name:
             return None
         found = self.lookup(expr.value, scope)
         if found is None:
@@ -384,7 +385,7 @@ class Index(FastVisitor):  # FastVisitor: ~9x faster walk, same events
             return bindings[0].qualname if len(roots) == 1 else None
         if len(bindings) == 1 and bindings[0].kind == ASSIGN and not bindings[0].conditional:
             value = bindings[0].value
-            if isinstance(value, (cst.Name, cst.Attribute)):
+            if type(value) is cst.Name or type(value) is cst.Attribute:
                 return self.qualname(value, where, _depth + 1)
         return None
 
@@ -422,13 +423,13 @@ class Index(FastVisitor):  # FastVisitor: ~9x faster walk, same events
         that binds it, ``self.name`` exactly once in the enclosing class; only
         decorators that are imported names (``@tf.function``, ``@jax.jit``) are
         allowed, since a user's decorator may change what is returned."""
-        if isinstance(func, cst.Name):
+        kind = type(func)  # not isinstance: libcst's classes are ABCs, whose misses are slow (no subclasses)
+        if kind is cst.Name:
             found = self.lookup(func.value, scope)
             if found is None or len(found[0]) != 1:
                 return None
             b = found[0][0]
-        elif (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-              and func.value.value == "self"):
+        elif kind is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
             cls = scope.enclosing_class()
             if cls is None or func.attr.value in cls.attributes:
                 return None
@@ -439,7 +440,7 @@ class Index(FastVisitor):  # FastVisitor: ~9x faster walk, same events
         else:
             return None
         node = b.node
-        if not isinstance(node, cst.FunctionDef) or b.conditional or node.asynchronous is not None:
+        if type(node) is not cst.FunctionDef or b.conditional or node.asynchronous is not None:
             return None
         for d in node.decorators:
             target = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
