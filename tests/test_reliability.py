@@ -525,6 +525,53 @@ def test_syntax_newer_than_the_running_python_is_linted_not_nan001(source):
     assert result.fixed_source == source.replace("torch.log(torch.softmax(z, 1))", "torch.log_softmax(z, 1)").encode()
 
 
+NEWER = [  # syntax Python 3.11 rejects and libcst reads, with a hazard beside it
+    "type Pair = tuple[int, int]\n\n\ndef first[T](z: T):\n    return torch.log(torch.softmax(z, 1))\n",
+    'd = {"a": 1}\ns = f"{d["a"]}"\ny = torch.log(torch.softmax(z, 1))\n',
+    'class C[T: int](object):\n    def f(self, z: T):\n        m = f"\u00e4{z["k"]!r:>{10}}\u00e9"  # \u00e9\n'
+    '        return torch.log(torch.softmax(z, 1)) / f"""{z["a"]}\nx"""\n',
+]
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="CPython reads this syntax itself from 3.12 on")
+@pytest.mark.parametrize("source", NEWER)
+def test_syntax_newer_than_the_running_python_is_analysed_on_cpythons_tree(source, monkeypatch):
+    """The syntax check blanks what 3.11 cannot read (nanlint/source/newer.py): the rules run
+    on CPython's tree of the rest, never on libcst's parse; the finding is placed and quoted
+    from the file itself, and its fix rewrites the file's own text."""
+    from nanlint.source import syntax
+
+    source = "import torch\n" + source
+    analysed_on_libcst = []
+    real = Linter.run_rules
+    monkeypatch.setattr(Linter, "run_rules", lambda self, *a, **k: analysed_on_libcst.append(1) or real(self, *a, **k))
+    checked = syntax.precheck(source.encode())
+    assert checked.tree is not None and checked.rejected is None and checked.text == source
+    linter = default_linter()
+    found = linter.lint_source(source.encode(), "new.py").findings
+    assert [(f.code, f.snippet) for f in found] == [("NAN101", "torch.log(torch.softmax(z, 1))")]
+    row, col = found[0].start
+    assert source.splitlines()[row - 1][col - 1:].startswith("torch.log(")
+    fixed = linter.fix_source(source.encode(), "new.py", unsafe=False)
+    assert fixed.error is None and fixed.fixed_source == \
+        source.replace("torch.log(torch.softmax(z, 1))", "torch.log_softmax(z, 1)").encode()
+    assert analysed_on_libcst == []
+
+
+def test_blanking_keeps_every_other_character_in_place():
+    from nanlint.source import newer
+
+    for source in NEWER:
+        text = "import torch\n" + source
+        out = newer.blanked(cst.parse_module(text), text)
+        assert out is not None and len(out) == len(text) and len(out.encode()) == len(text.encode())
+        assert [i for i, c in enumerate(out) if c == "\n"] == [i for i, c in enumerate(text) if c == "\n"]
+        assert "torch.log(torch.softmax(z, 1))" in out and "type " not in out and "[T" not in out
+        assert "\u00e4" not in source or "\u00e4" in out  # inside the filler string, as written
+    for cannot in ("def f[\n    T,\n](x):\n    pass\n", 's = f"{\n    1}"\n'):
+        assert newer.blanked(cst.parse_module(cannot), cannot) is None
+
+
 @pytest.mark.parametrize("size", [2_000, 1_200_000])  # a small file and one past the large-file bound
 def test_a_syntax_error_is_nan001_without_a_libcst_parse_of_the_file(size, monkeypatch):
     """CPython's rejection is the answer unless the file can hold syntax newer than it

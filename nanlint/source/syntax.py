@@ -11,12 +11,14 @@ from __future__ import annotations
 import ast
 import re
 import sys
+import warnings
 from typing import NamedTuple
 
 import libcst as cst
 
 from nanlint.source import chunks as _chunks
 from nanlint.source import large as _large
+from nanlint.source import newer
 from nanlint.source.ast_tree import ast_depth, compile_tree
 from nanlint.source.walk import parse as fast_parse
 
@@ -44,7 +46,9 @@ def precheck(source: bytes | str) -> Checked:
     process) or take minutes (chains nested thousands deep), and it rejects what
     libcst accepts but no Python 3 runs (``except E, e:``).  Syntax newer than the
     running interpreter (PEP 695 ``type``/generics, PEP 701 f-strings) is rejected
-    here and still accepted by :func:`parse` when libcst parses it.  Raises
+    here; when libcst reads it, the tree is CPython's of the text with that syntax blanked
+    (:mod:`nanlint.source.newer`: every other node where it is in the file), and where that
+    cannot be done :func:`parse` still accepts the file for libcst's analysis.  Raises
     SyntaxError, UnicodeDecodeError (CPython lets undecodable bytes in comments
     through; Python refuses to run them) or NestingTooDeep when the file cannot be
     analysed at all."""
@@ -68,7 +72,8 @@ def precheck(source: bytes | str) -> Checked:
     except SyntaxError as err:
         if "too many nested" in (err.msg or "") or _bracket_depth(source) > _MAX_BRACKETS:
             raise
-        return Checked(None, err, text)
+        tree = _newer_blanked(source, text, err)
+        return Checked(tree, None, text) if tree is not None else Checked(None, err, text)
     except (RecursionError, MemoryError):
         raise NestingTooDeep("expressions nested too deeply for the Python parser") from None
     except ValueError as err:  # "source code string cannot contain null bytes"
@@ -91,6 +96,26 @@ def parse(source: bytes | str, checked: Checked | None = None) -> cst.Module:
     if rejected is not None and not _newer_syntax(module, rejected):
         raise rejected
     return module
+
+
+def _newer_blanked(source: bytes | str, text: str, err: SyntaxError) -> ast.Module | None:
+    """CPython's tree of ``text`` with the syntax newer than the running interpreter blanked
+    (:func:`nanlint.source.newer.blanked`), when that is why CPython rejected it; else None.
+    A large file is left to the caller (:func:`parse` takes it whole or not at all)."""
+    if len(source) > _large.LARGE or not _may_be_newer(err, text):
+        return None
+    try:
+        module = fast_parse(source)
+        if not _newer_syntax(module, err):
+            return None
+        text_of_module = newer.blanked(module, text)
+        if text_of_module is None:
+            return None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return compile_tree(text_of_module)
+    except Exception:  # noqa: BLE001 - libcst's parse or the blanking failed: the rejection stands
+        return None
 
 
 # where a PEP 695 statement can start: ``type X = ...``, ``def f[T](...)``, ``class C[T]``
