@@ -65,8 +65,11 @@ SNIPPETS = [
 
 def _same(text: str) -> None:
     tree = ast.parse(text)
-    module, _ = from_ast.convert(tree, text)
+    module, spans = from_ast.convert(tree, text)
     assert ast.dump(ast.parse(module.code)) == ast.dump(tree), module.code
+    # every place noted is a node of the module: none of a node made and dropped (a copy was
+    # kept, in parentheses), whose id a later node could take
+    assert set(spans) <= {id(module)} | {id(n) for n in walk_nodes(module)}
 
 
 @pytest.mark.parametrize("text", SNIPPETS)
@@ -100,12 +103,27 @@ def test_spans_are_cpython_positions():
     assert positions[returned].start.line == 7 and positions[returned].end.line == 8
 
 
-def test_unsupported_syntax_and_validation_restored():
-    text = 's = f"""{x.replace("\'", "")}"""\n'  # the quotes an f-string of Python < 3.12 cannot hold again
-    with pytest.raises(from_ast.Unsupported):
-        from_ast.convert(ast.parse(text), text)
+def test_an_fstring_it_cannot_build_is_a_blank_string_and_validation_restored():
+    """An f-string whose expression holds quotes an f-string of Python < 3.12 cannot hold
+    again is converted as a string of spaces (what its expressions hold is not analysed), and
+    the nodes made before that was known leave no place behind (their ids would be reused)."""
+    text = 'y = g(1) + len(f"""{x.replace("\'", "")}""")\n'
+    module, spans = from_ast.convert(ast.parse(text), text)
+    call = module.body[0].body[0].value.right
+    assert isinstance(call.args[0].value, cst.SimpleString) and call.args[0].value.value == '" "'
+    assert set(spans) <= {id(module)} | {id(n) for n in walk_nodes(module)}  # none of a node dropped
     with pytest.raises(cst.CSTValidationError):  # libcst validates again once a conversion is done
         cst.Name("not a name")
+
+
+def walk_nodes(root):
+    from nanlint.source.walk import child_nodes
+
+    stack = [root]
+    while stack:
+        for child in child_nodes(stack.pop()):
+            yield child
+            stack.append(child)
 
 
 def test_makers_give_what_the_constructors_give():
@@ -199,11 +217,18 @@ def test_libcst_parses_only_files_with_a_finding(parses):
     assert fixed.fixed == 0 and fixed.fixed_source is None and parses == [flagged]
 
 
-def test_syntax_it_does_not_build_is_parsed_with_libcst(parses):
+def test_an_fstring_it_does_not_build_leaves_the_rules_on_cpythons_tree(parses, monkeypatch):
+    """The rules run on the converted module (an f-string it cannot build is a blank string),
+    not on libcst's parse, which spells the fix's edits only."""
+    analysed_on_libcst = []
+    real = Linter.run_rules
+    monkeypatch.setattr(Linter, "run_rules", lambda self, *a, **k: analysed_on_libcst.append(1) or real(self, *a, **k))
     linter = Linter([r for r in all_rules() if r.default], {})
     source = (b"import torch\n\ndef f(z, k):\n    print(f\"\"\"{k.replace(\"'\", '')}\"\"\")\n"
               b"    return torch.log(torch.softmax(z, dim=1))\n")
-    assert [f.code for f in linter.lint_source(source, "m.py").findings] == ["NAN101"] and parses == [source]
+    found = linter.lint_source(source, "m.py").findings
+    assert [(f.code, f.start) for f in found] == [("NAN101", (5, 12))] and found[0].edits
+    assert parses == [source] and analysed_on_libcst == []
 
 
 def test_unused_noqa_is_judged_on_libcst(parses):

@@ -132,9 +132,9 @@ class Expressions:
             made = self._expr[kind](self, node)
         except KeyError:
             raise Unsupported(kind.__name__) from None
-        self.spans[id(made)] = node
         if kind in _LOOSE and _precedence(node) < need:  # an atom never needs parentheses
-            made = self.at(made.with_changes(lpar=[M.LeftParen()], rpar=[M.RightParen()]), node)
+            made = made.with_changes(lpar=[M.LeftParen()], rpar=[M.RightParen()])  # (the first one is dropped)
+        self.spans[id(made)] = node
         return made
 
     def opt(self, node, need: int = TEST):
@@ -236,6 +236,7 @@ class Expressions:
                 made = self.at(M.Index(self.p(part, TEST)), part)
             elements.append(self.at(M.SubscriptElement(made), part))
         if split and len(parts) == 1:  # ``x[a,]``: a tuple of one
+            del self.spans[id(elements[0])]  # dropped for its copy with the comma
             elements[0] = self.at(elements[0].with_changes(comma=M.Comma()), parts[0])
         return M.Subscript(value, elements)
 
@@ -326,9 +327,19 @@ class Expressions:
     def joinedstr(self, node):
         # an f-string inside another's expression takes other quotes (Python < 3.12 needs them)
         self._fdepth += 1
+        noted = len(self.spans)
         try:
             quote = '"' if self._fdepth == 1 else "'''"
             return M.FormattedString(self.fstring_parts(node.values, quote[0]), start="f" + quote, end=quote)
+        except Unsupported:
+            if self._fdepth > 1:
+                raise
+            # quotes this Python's f-string cannot hold again: the f-string is a string of spaces,
+            # as the syntax check blanks one it cannot read (nanlint.source.newer); what its
+            # expressions hold is not analysed. The nodes made meanwhile are dropped, and their places.
+            for made in list(self.spans)[noted:]:
+                del self.spans[made]
+            return M.SimpleString('" "')
         finally:
             self._fdepth -= 1
 

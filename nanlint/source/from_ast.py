@@ -427,6 +427,7 @@ class Converter(Expressions):
         elif kind is ast.MatchAs:
             inner = self.pattern(node.pattern) if node.pattern is not None else None
             if inner is not None and isinstance(node.pattern, (ast.MatchAs, ast.MatchOr)):
+                del self.spans[id(inner)]  # dropped for its copy in parentheses
                 inner = inner.with_changes(lpar=[M.LeftParen()], rpar=[M.RightParen()])
             made = M.MatchAs(inner, M.Name(node.name) if node.name else None)
         elif kind is ast.MatchOr:
