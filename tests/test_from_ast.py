@@ -116,6 +116,18 @@ def test_an_fstring_it_cannot_build_is_a_blank_string_and_validation_restored():
         cst.Name("not a name")
 
 
+def test_type_parameters_are_left_out():
+    """CPython 3.12's tree of ``def f[T](x)`` holds ``type_params``: the conversion leaves them
+    out (here set by hand on 3.11's tree, which has no such syntax), as the syntax check blanks
+    them on an older CPython."""
+    text = "def f(x):\n    return x\nclass C(B):\n    pass\n"  # no blank lines: the conversion writes none
+    tree = ast.parse(text)
+    for node in tree.body:
+        node.type_params = [ast.Name("T")]
+    module, _ = from_ast.convert(tree, text)
+    assert module.code == text
+
+
 def walk_nodes(root):
     from nanlint.source.walk import child_nodes
 
