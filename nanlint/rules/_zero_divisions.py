@@ -89,7 +89,7 @@ def division_sites(ctx: RuleContext) -> list[tuple[cst.CSTNode, cst.BaseExpressi
     ``rsqrt``, a negative power.  Shared by NAN108/NAN110 and NAN111 (divide-by-statistic)."""
     sites: list[tuple[cst.CSTNode, cst.BaseExpression | None, cst.BaseExpression, Scope, str]] = []
     for div in divisions(ctx):
-        if masked_mean(ctx, div) or number(div.den) is not None:
+        if number(div.den) is not None or masked_mean(ctx, div):  # the literal first: no flow
             continue
         sites.append((div.node, div.num, div.den, div.scope, "division by"))
     for call in ctx.calls(o.RECIPROCAL, o.RSQRT, o.POW):
