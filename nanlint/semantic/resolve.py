@@ -370,11 +370,10 @@ class Index(FastVisitor):  # FastVisitor: ~9x faster walk, same events
         """The qualified name of a Name/Attribute chain rooted in an import."""
         if _depth > 8:
             return None
-        kind = type(expr)  # not isinstance: libcst's classes are ABCs, whose misses are slow (no subclasses)
-        if kind is cst.Attribute:
+        if type(expr) is cst.Attribute:  # type(), not isinstance: an ABC's miss is slow (no subclass)
             base = self.qualname(expr.value, scope, _depth + 1)
             return f"{base}.{expr.attr.value}" if base is not None else None
-        if kind is not cst.Name:
+        if type(expr) is not cst.Name:
             return None
         found = self.lookup(expr.value, scope)
         if found is None:
