@@ -250,6 +250,12 @@ def replaced(tree: cst.CSTNode, mapping: dict[int, cst.CSTNode]) -> cst.CSTNode:
     return tree.visit(_replace_class()(mapping))  # type: ignore[return-value]
 
 
+def replacements_of(visitor) -> dict[int, cst.CSTNode] | None:
+    """The mapping of a transformer :func:`replaced` ran (which a fix moved onto another tree
+    runs again there, nodes translated); None for any other visitor."""
+    return visitor.mapping if isinstance(visitor, _replace_class()) else None
+
+
 def apply_text(text: str, edits) -> str:
     """``text`` with ``edits`` (``findings.Edit``: 1-based rows and columns, in characters)
     applied, the last first; a row past the end is the end."""

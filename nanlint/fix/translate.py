@@ -138,19 +138,30 @@ _BLOCKS = ("Module", "IndentedBlock", "SimpleStatementLine", "SimpleStatementSui
 _OPERATORS = frozenset("+ - * / // % ** @ << >> & | ^ ~ < > <= >= == != = -> := not and or in is".split())
 
 
-def _alike_but_operators(made: str, written: str) -> bool:
+def _alike_but_operators(made: str, written: str, nested: int = 0) -> bool:
     """Whether two codes of one node hold the same tokens with the same text between them
     (spaces, line breaks, comments), except next to an operator: ``y_*tf.log(p)``,
     ``y_ * tf.log(p)`` and ``y_ *\n tf.log(p)``, but not ``f(a,b)`` and ``f(a, b)`` (a comma a
     fix may carry).  The layout a fix takes from the call it replaces (``fixes.restyle``) is
-    read from the user's twin when the fix is applied, not from the converted node."""
+    read from the user's twin when the fix is applied, not from the converted node.
+    ``nested``: the text inside that many call parentheses, subscript or display brackets may
+    differ too (``f(a,\n b)``, in a node a fix carries whole, 1: a rule that reads a part of it
+    carries that part, which is compared on its own; a carried node's parent, 2: what lies
+    between its arguments is not); parentheses that only group (a node's own, which a rule may
+    keep: ``fixes.keep_parens``) do not count."""
     a, b = _gaps(made), _gaps(written)
     if a is None or b is None or len(a) != len(b):
         return False
+    brackets: list[bool] = []  # the open brackets, each: whether what is inside it may differ
     for i, ((tok, gap), (tok2, gap2)) in enumerate(zip(a, b)):
         if tok != tok2:
             return False
-        if gap == gap2:
+        inside = nested and sum(brackets) >= nested
+        if tok in _OPENING:
+            brackets.append(tok != "(" or i > 0 and _ends_operand(a[i - 1][0]))  # a call's, not a group's
+        elif tok in _CLOSING and brackets:
+            brackets.pop()
+        if gap == gap2 or inside:
             continue
         if i > 0 and a[i - 1][0] in _OPERATORS:  # after an operator: the operator's
             continue
@@ -158,6 +169,26 @@ def _alike_but_operators(made: str, written: str) -> bool:
             continue
         return False  # the comma's, the parenthesis's, or before a unary operator: its holder's
     return True
+
+
+def _mapping(derived) -> dict:
+    """The replacements of the :func:`fixes.replaced` run that made a derived node; empty for
+    another derivation."""
+    args = derived[3]
+    return (fixes.replacements_of(args[0]) if derived[1] == "visit" and len(args) == 1 else None) or {}
+
+
+_OPENING, _CLOSING = frozenset("([{"), frozenset(")]}")
+_HOLE = cst.Name("_")  # a carried child, left out of its parent's code (_formatted_alike)
+
+
+def _holed(node):
+    """``node`` with its code left out, what holds it kept: an expression is ``_``, an
+    argument or element its value (its keyword, star and comma stay); None for another node."""
+    if isinstance(node, cst.BaseExpression):
+        return _HOLE
+    value = getattr(node, "value", None)
+    return node.with_changes(value=_HOLE) if isinstance(value, cst.BaseExpression) else None
 
 
 def _ends_operand(tok: str) -> bool:
@@ -208,16 +239,21 @@ class Translator:
             twin = self.twins.get(id(old))
             if twin is None:
                 raise Unpaired(type(old).__name__)
-            self._formatted_alike(old, operators=True)
+            derived = self.record.get(id(new))
+            if derived is None or derived[2] is not old or self._replayed(derived) is None:
+                # (a copy of ``old`` with nodes replaced inside it is made again of the twin,
+                # as the user wrote it: nothing of ``old``'s formatting goes into the fix)
+                self._formatted_alike(old, operators=True, nested=1)
             replacements.append((twin, self.value(new)))
         for node in self._carried:
-            self._formatted_alike(node, operators=True)
+            self._formatted_alike(node, operators=True, nested=1)
             parent = self.parent(node)
             if parent is not None and not isinstance(parent, node_types(*_BLOCKS)) and id(parent) in self.twins:
-                self._formatted_alike(parent, operators=True, own_parens=False)
+                self._formatted_alike(parent, operators=True, own_parens=False, nested=2, hole=node)
         return fixes.Fix(fix.applicability, fix.message, replacements, list(fix.imports))
 
-    def _formatted_alike(self, node, operators: bool = False, own_parens: bool = True) -> None:
+    def _formatted_alike(self, node, operators: bool = False, own_parens: bool = True, nested: int = 0,
+                         hole=None) -> None:
         """Raise :class:`Unpaired` unless the user wrote ``node`` as libcst's default formatting
         writes the converted node: a rule building the fix may have read the converted node's
         formatting (a comma, a parenthesis, a line break, a comment) where the user's twin has
@@ -227,17 +263,24 @@ class Translator:
         into a fix, and the fix writes the user's twin, not that node.  A node a
         transformer copied (its formatting written as it is) must be alike in full.
         ``own_parens``: whether the node's own parentheses count (a carried node's parent's do
-        not: ``(a / (b - 1))``, where a fix replaces ``(b - 1)``, reads nothing of them)."""
+        not: ``(a / (b - 1))``, where a fix replaces ``(b - 1)``, reads nothing of them).
+        ``nested``: what lies inside that many brackets may differ (:func:`_alike_but_operators`).
+        ``hole``: a child left out of both codes (a carried node, in its parent: compared on its own)."""
         if id(node) in self.exact:
             return
         twin = self.twins[id(node)]
+        # an argument's, an element's default comma: libcst writes one after it in place (asked
+        # of the node itself: the copies below are in no parent)
+        default_comma = getattr(node, "comma", None) is cst.MaybeSentinel.DEFAULT and not self._last(node)
+        if hole is not None and id(hole) in self.twins:
+            filled, twin_filled = _holed(hole), _holed(self.twins[id(hole)])
+            if filled is not None and twin_filled is not None:
+                node, twin = node.deep_replace(hole, filled), twin.deep_replace(self.twins[id(hole)], twin_filled)
         if not own_parens and getattr(twin, "lpar", None) and len(twin.lpar) != len(node.lpar):
             node, twin = node.with_changes(lpar=[], rpar=[]), twin.with_changes(lpar=[], rpar=[])
-        code = code_of(empty_module(), node)
-        if getattr(node, "comma", None) is cst.MaybeSentinel.DEFAULT and not self._last(node):
-            code += ", "  # an argument's, an element's: libcst writes a default comma after it in place
+        code = code_of(empty_module(), node) + (", " if default_comma else "")
         written = code_of(empty_module(), twin)
-        if written != code and not (operators and _alike_but_operators(code, written)):
+        if written != code and not (operators and _alike_but_operators(code, written, nested)):
             raise Unpaired(f"{type(node).__name__} formatted")
 
     def _last(self, node) -> bool:
@@ -270,7 +313,12 @@ class Translator:
             self._carried.append(node)
             return twin
         derived = self.record.get(key)
-        if derived is not None and derived[1] == "visit":
+        replay = self._replayed(derived) if derived is not None and derived[1] == "visit" else None
+        if replay is not None:
+            made = replay
+        elif derived is not None and derived[1] == "visit" and id(derived[2]) in _mapping(derived):
+            made = self._rebuilt(node)  # a replacement :func:`fixes.replaced` put in: the rule's own node
+        elif derived is not None and derived[1] == "visit":
             # a transformer's copy of ``base`` (its changes keyed by the converted nodes' ids, which
             # it cannot find again in the twin): as written only where the user wrote it alike
             base = derived[2]
@@ -287,6 +335,17 @@ class Translator:
             made = self._rebuilt(node)
         self._done[key] = made
         return made
+
+    def _replayed(self, derived):
+        """The copy :func:`fixes.replaced` made of a converted node (a rule replacing nodes
+        inside it), made again of its twin with the replaced nodes' twins: everything else as
+        the user wrote it, and each replacement ``restyle``d by the twin it replaces, as when
+        the fix applies. None for another transformer, for a replacement itself (the
+        transformer's visit of a replaced node gives its new node), or where a node has no twin."""
+        base, mapping = derived[2], _mapping(derived)
+        if not mapping or id(base) in mapping or id(base) not in self.twins or any(k not in self.twins for k in mapping):
+            return None
+        return fixes.replaced(self.twins[id(base)], {id(self.twins[k]): self.value(v) for k, v in mapping.items()})
 
     def _rebuilt(self, node):
         """``node`` itself, over its children translated (formatting nodes too: a rule may
