@@ -179,16 +179,14 @@ def _mapping(derived) -> dict:
 
 
 _OPENING, _CLOSING = frozenset("([{"), frozenset(")]}")
-_HOLE = cst.Name("_")  # a carried child, left out of its parent's code (_formatted_alike)
-
-
 def _holed(node):
     """``node`` with its code left out, what holds it kept: an expression is ``_``, an
-    argument or element its value (its keyword, star and comma stay); None for another node."""
+    argument or element its value (its keyword, star and comma stay); None for another node
+    (a carried child, left out of its parent's code: :meth:`Translator._formatted_alike`)."""
     if isinstance(node, cst.BaseExpression):
-        return _HOLE
+        return cst.Name("_")
     value = getattr(node, "value", None)
-    return node.with_changes(value=_HOLE) if isinstance(value, cst.BaseExpression) else None
+    return node.with_changes(value=cst.Name("_")) if isinstance(value, cst.BaseExpression) else None
 
 
 def _ends_operand(tok: str) -> bool:
