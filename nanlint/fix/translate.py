@@ -179,6 +179,8 @@ def _mapping(derived) -> dict:
 
 
 _OPENING, _CLOSING = frozenset("([{"), frozenset(")]}")
+
+
 def _holed(node):
     """``node`` with its code left out, what holds it kept: an expression is ``_``, an
     argument or element its value (its keyword, star and comma stay); None for another node
@@ -228,6 +230,7 @@ class Translator:
         self._done: dict[int, object] = {}
         self._carried: list = []  # the converted nodes the fix being moved carries or derives from
         self.exact: set[int] = set()  # nodes made from the tokens as written: their twins are alike
+        self._replays: set[int] = set()  # fixes.replaced copies made again of the twin (_replayed)
 
     def fix(self, fix: fixes.Fix) -> fixes.Fix:
         """``fix`` with its replacements over the parsed tree (raises :class:`Unpaired`)."""
@@ -237,12 +240,13 @@ class Translator:
             twin = self.twins.get(id(old))
             if twin is None:
                 raise Unpaired(type(old).__name__)
+            made = self.value(new)
             derived = self.record.get(id(new))
-            if derived is None or derived[2] is not old or self._replayed(derived) is None:
+            if id(new) not in self._replays or derived[2] is not old:  # type: ignore[index]
                 # (a copy of ``old`` with nodes replaced inside it is made again of the twin,
                 # as the user wrote it: nothing of ``old``'s formatting goes into the fix)
                 self._formatted_alike(old, operators=True, nested=1)
-            replacements.append((twin, self.value(new)))
+            replacements.append((twin, made))
         for node in self._carried:
             self._formatted_alike(node, operators=True, nested=1)
             parent = self.parent(node)
@@ -314,6 +318,7 @@ class Translator:
         replay = self._replayed(derived) if derived is not None and derived[1] == "visit" else None
         if replay is not None:
             made = replay
+            self._replays.add(key)
         elif derived is not None and derived[1] == "visit" and id(derived[2]) in _mapping(derived):
             made = self._rebuilt(node)  # a replacement :func:`fixes.replaced` put in: the rule's own node
         elif derived is not None and derived[1] == "visit":
