@@ -19,9 +19,8 @@ import re
 
 import libcst as cst
 
-from nanlint.source.codegen import positions
+from nanlint.source.codegen import _NEWLINE, positions  # libcst's line breaks, by which its positions count lines
 
-_NEWLINE = re.compile(r"\r\n?|\n")  # libcst's line breaks (its positions count lines by them)
 _PREFIX = re.compile(r"[A-Za-z]*")
 
 
