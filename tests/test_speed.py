@@ -21,7 +21,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from conftest import ALLOW_MISSING, missing_allowed, missing_framework
 from nanlint.lint import cache as cache_mod
 from nanlint.lint import catalogue, runner
-from nanlint.source import codegen, walk
+from nanlint.source import ast_tree, codegen, walk
 from nanlint.lint import engine as engine_mod
 from nanlint.lint.engine import Linter
 from nanlint.semantic.resolve import Index
@@ -271,12 +271,40 @@ def test_parallel_equals_serial(corpus, tmp_path):
     frozen = gc.get_freeze_count()
     serial = runner.run(corpus, lambda p: linter, False, False, False, jobs=1)
     # the serial run froze its heap as a worker does (runner._frozen_heap), and gave it back
-    assert gc.get_freeze_count() == frozen and not walk.FREEZE_TREES
+    assert gc.get_freeze_count() == frozen and not ast_tree.FREEZE_TREES
     stats = runner.Stats()
     parallel = runner.run(corpus, lambda p: linter, False, False, False, jobs=2, stats=stats)
     assert _findings(parallel) == _findings(serial)
     if "fork" in runner._start_methods():
         assert stats.jobs == 2
+
+
+def test_a_files_tree_is_frozen_after_the_garbage_before_it():
+    """Under a frozen heap, the whole file's CPython tree is frozen (no later collection
+    scans it), and what was garbage before it is collected first, not frozen with it."""
+    import weakref
+
+    class Cycle:
+        pass
+
+    assert not ast_tree.FREEZE_TREES
+    before = gc.get_freeze_count()
+    ast_tree.freeze_heap()
+    try:
+        garbage = Cycle()
+        garbage.me = garbage  # a reference cycle: only the collector frees it
+        dead = weakref.ref(garbage)
+        del garbage
+        frozen = gc.get_freeze_count()
+        tree = ast_tree.compile_tree("x = [1, 2]\n" * 50, kept=True)
+        assert dead() is None
+        kept = gc.get_freeze_count()
+        assert kept >= frozen + 50  # the tree's nodes
+        ast_tree.compile_tree("y = 1\n")  # a window's tree, say: not frozen
+        assert gc.get_freeze_count() == kept
+    finally:
+        ast_tree.thaw_heap()
+    assert gc.get_freeze_count() == before and tree.body
 
 
 def test_parallel_fix_writes_every_file(tmp_path, monkeypatch):

@@ -47,7 +47,7 @@ from nanlint.lint.engine import Linter, precheck
 from nanlint.findings import Edit, FileResult, Finding
 from nanlint.lint.writer import read, write_atomic
 from nanlint.vocabulary import frameworks as fw_registry
-from nanlint.source import walk
+from nanlint.source import ast_tree, walk
 from nanlint.semantic import importers, modules
 
 LINT, CHECK, SKIP = "lint", "check-parse", "skip"
@@ -207,19 +207,19 @@ class Stats:
 @contextlib.contextmanager
 def _frozen_heap():
     """A serial run keeps the collector off what it holds, as a worker does
-    (``walk.freeze_heap``: what exists before the run, and each file's tree after its
+    (``ast_tree.freeze_heap``: what exists before the run, and each file's tree after its
     parse).  Otherwise every full collection scans the run's memo and the trees still
     alive, and CPython's parse of the next file pays for it: a serial run of the training
     corpus (1,078 files) took 44.5 CPU s, 34.5 s frozen.  Cyclic garbage made during the
-    run waits for its end (``walk.thaw_heap``)."""
-    if walk.FREEZE_TREES:  # already frozen (a worker, a nested run)
+    run waits for its end (``ast_tree.thaw_heap``)."""
+    if ast_tree.FREEZE_TREES:  # already frozen (a worker, a nested run)
         yield
         return
-    walk.freeze_heap()
+    ast_tree.freeze_heap()
     try:
         yield
     finally:
-        walk.thaw_heap()
+        ast_tree.thaw_heap()
 
 
 # --- worker processes ------------------------------------------------------------------
@@ -231,7 +231,7 @@ _MODE: tuple[bool, bool, bool] = (False, False, False)
 
 def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the workers (a terminal signals them all)
-    walk.freeze_heap()  # the inherited objects are never garbage: keep collections from scanning them
+    ast_tree.freeze_heap()  # the inherited objects are never garbage: keep collections from scanning them
 
 
 def _work(k: int) -> tuple[int, FileResult]:

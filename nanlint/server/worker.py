@@ -26,7 +26,7 @@ import pickle
 import signal
 from typing import Any, Callable
 
-from nanlint.source import walk
+from nanlint.source import ast_tree
 
 CAN_FORK = hasattr(os, "fork")
 
@@ -59,7 +59,7 @@ class Job:
                 # as the command line's workers do: what the child inherits is never its
                 # garbage, and each tree it parses is not either (it exits after one call),
                 # so no collection scans them
-                walk.freeze_heap()
+                ast_tree.freeze_heap()
                 null = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(null, 1)  # stdout is the protocol's stream: nothing of the child's goes there
                 try:

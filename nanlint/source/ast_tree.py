@@ -28,12 +28,45 @@ def collector_paused():
             gc.enable()
 
 
-def compile_tree(source: str | bytes) -> ast.Module:
+def compile_tree(source: str | bytes, kept: bool = False) -> ast.Module:
     """CPython's tree of ``source`` (``compile(..., PyCF_ONLY_AST)``: raises what it raises),
     with the collector paused (:func:`collector_paused`: a module of 1 MB parses in 0.45 s
-    paused, 1.2 to 3.8 s not, depending on what else is alive)."""
+    paused, 1.2 to 3.8 s not, depending on what else is alive).
+
+    ``kept``: the tree of a whole file, alive while the file is analysed.  Under a frozen
+    heap (:func:`freeze_heap`) the garbage of what came before is collected first and the
+    tree is then frozen with it (:func:`keep_out_of_scans`), so neither the collection before
+    the file's converted module is frozen nor any the rules trigger scans it: it was a third
+    of the time spent collecting (research corpus: 0.32 -> 0.2 s)."""
+    if kept and FREEZE_TREES:
+        gc.collect()
     with collector_paused():
-        return compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
+        tree = compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
+    if kept and FREEZE_TREES:
+        gc.freeze()  # a CPython tree holds no cycle: it is freed by reference counting
+    return tree
+
+
+# Set by freeze_heap (a worker, a serial run, the server's analysis child): after each
+# file's trees are built (this module's ``compile_tree(kept=True)``, ``walk.building``),
+# move them to the collector's permanent generation.
+FREEZE_TREES = False
+
+
+def freeze_heap() -> None:
+    """Keep the collector off what this process holds now and off each tree built from
+    now on (none of it is garbage until the run ends): for a process that lints and exits,
+    or a run that ends with :func:`thaw_heap`."""
+    global FREEZE_TREES
+    gc.freeze()
+    FREEZE_TREES = True
+
+
+def thaw_heap() -> None:
+    """Undo :func:`freeze_heap`: what it froze is the collector's again."""
+    global FREEZE_TREES
+    FREEZE_TREES = False
+    gc.unfreeze()
 
 
 def ast_names(tree: ast.AST, ctx: type | None = None) -> set[str]:

@@ -67,7 +67,7 @@ def precheck(source: bytes | str) -> Checked:
             if len(source) > _large.LARGE:  # never the whole file's tree: chunk by chunk (nanlint.source.chunks)
                 tree = _chunks.compile_large(text, source=source if isinstance(source, bytes) else None)
             else:
-                tree = compile_tree(source)
+                tree = compile_tree(source, kept=True)
         return Checked(tree, None, text)
     except SyntaxError as err:
         if "too many nested" in (err.msg or "") or _bracket_depth(source) > _MAX_BRACKETS:

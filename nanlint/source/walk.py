@@ -23,6 +23,8 @@ import gc
 
 import libcst as cst
 
+from nanlint.source import ast_tree
+
 _FORMATTING = frozenset({
     "lpar", "rpar", "leading_lines", "lines_after_decorators", "header", "footer", "semicolon", "comma",
     "trailing_whitespace", "newline", "footer_whitespace",
@@ -241,7 +243,7 @@ def parse(source: bytes | str) -> cst.Module:
 def building():
     """While a whole tree is built from syntax Python accepted (libcst's parse of a file, or
     :mod:`nanlint.source.from_ast`'s module of CPython's tree): no node validation, no
-    collector, and the tree kept out of the collector's scans afterwards.
+    collector, and the tree kept out of the collector's scans afterwards (:func:`ast_tree.freeze_heap`).
 
     Each node is made through its dataclass constructor, whose ``__post_init__`` re-checks
     its invariants (whitespace patterns, balanced parentheses...); for a tree built from
@@ -249,7 +251,7 @@ def building():
     and two thirds of the conversion.  Nodes built afterwards (a rule's fix) are still
     validated.  The cyclic collector is paused too: a tree is hundreds of thousands of new
     objects, none of them garbage yet, which it would otherwise scan again and again (half
-    the conversion's time).  With :data:`FREEZE_TREES`, the finished tree moves to the
+    the conversion's time).  With ``ast_tree.FREEZE_TREES``, the finished tree moves to the
     collector's permanent generation, so the rules' own garbage does not rescan it: so does
     everything else alive then, so the builder must leave no reference cycle behind (one
     frozen is never freed; ``tests/test_from_ast.py`` checks the conversion's)."""
@@ -261,8 +263,8 @@ def building():
         base.CSTNode.__post_init__ = _no_validation  # type: ignore[method-assign]
     if paused:
         gc.disable()
-    if FREEZE_TREES:
-        gc.collect()  # the previous file's garbage, before freezing makes it permanent
+    if ast_tree.FREEZE_TREES:
+        gc.collect()  # the garbage made since the file's CPython tree, before freezing makes it permanent
     try:
         yield
     finally:
@@ -270,29 +272,8 @@ def building():
             base.CSTNode.__post_init__ = original  # type: ignore[method-assign]
         if paused:
             gc.enable()
-    if FREEZE_TREES:
+    if ast_tree.FREEZE_TREES:
         gc.freeze()  # the collector never scans the tree; it is freed by reference counting
-
-
-# Set by freeze_heap (a worker, a serial run, the server's analysis child): after each
-# parse, move the tree to the collector's permanent generation.
-FREEZE_TREES = False
-
-
-def freeze_heap() -> None:
-    """Keep the collector off what this process holds now and off each tree parsed from
-    now on (none of it is garbage until the run ends): for a process that lints and exits,
-    or a run that ends with :func:`thaw_heap`."""
-    global FREEZE_TREES
-    gc.freeze()
-    FREEZE_TREES = True
-
-
-def thaw_heap() -> None:
-    """Undo :func:`freeze_heap`: what it froze is the collector's again."""
-    global FREEZE_TREES
-    FREEZE_TREES = False
-    gc.unfreeze()
 
 
 def _no_validation(self) -> None:
