@@ -127,3 +127,32 @@ def test_a_byte_order_mark_stays_and_does_not_shift_the_first_line():
     assert result.error is None and result.fixed == 1
     assert result.fixed_source == source.replace(b"torch.log(torch.softmax(torch.ones(3), -1))",
                                                  b"torch.log_softmax(torch.ones(3), -1)")
+
+
+def test_a_run_that_shows_no_edit_marks_the_same_fixes_without_building_them():
+    """Without edits to show (text, statistics), a large file's windows are not parsed with
+    libcst for their fixes: whether a fix carries over into the file is decided on a sketch of
+    its edits (large_fix.sketch: their lines and the names they write, read on the rules' own
+    module). The marks must be those the built edits give: every rule page's first Bad block
+    in a file made large by a literal after it."""
+    from nanlint.lint import catalogue
+
+    pad = "\nWEIGHTS = {\n" + "".join(f"    'w{i}': [{i % 7}.0, 0.5],\n" for i in range(21_000)) + "}\n"
+    rules = [r for r in all_rules() if r.default or r.may_tier]
+    carried = not_carried = 0
+    for code, page in sorted(catalogue.pages().items()):
+        bad = [b for b in page.blocks() if b.kind == "bad"]
+        if not bad or code == "NAN001":  # NAN001's Bad blocks do not compile: nothing is reduced
+            continue
+        source = (bad[0].code + pad).encode()
+        assert len(source) > large.LARGE
+        settings = dict(page.settings(), may=True)
+        shown = Linter(rules, settings).lint_source(source, "big.py")
+        quiet = Linter(rules, dict(settings, edits=False)).lint_source(source, "big.py")
+        assert not any(f.edits for f in quiet.findings)
+        assert quiet.reduced or not quiet.findings, code
+        built = [(f.code, f.start, bool(f.edits)) for f in shown.findings]
+        assert [(f.code, f.start, f.edits_omitted) for f in quiet.findings] == built, code
+        carried += sum(1 for *_, e in built if e)
+        not_carried += sum(1 for *_, e in built if not e)
+    assert carried > 20 and not_carried > 0  # both answers are exercised

@@ -143,14 +143,16 @@ class Linter:
             return None
 
     def with_edits(self, checked: Checked, source: bytes | str, path: str, module: cst.Module | None = None,
-                   rows: list[int] | None = None) -> tuple | None:
+                   rows: list[int] | None = None, sketch: bool = False) -> tuple | None:
         """The rules run on the module made of CPython's tree, their fixes moved onto libcst's
         parse of the source (``module``, when the caller has it; :mod:`nanlint.fix.translate`;
         ``rows``: a large file's window, its lines in the file's):
         (that run's context, the findings shown with their fixes over libcst's tree, the number
         hidden, the parse as :class:`translate.Parsed`, or None when it has no finding); None
         when libcst's tree must decide (a fix touches what the two trees do not share, or as
-        :meth:`_run_on_tree` says)."""
+        :meth:`_run_on_tree` says).  ``sketch``: a large file's window in a run that shows no
+        edit, where :func:`large_fix.sketch` can read every fix on the rules' own module: its
+        fixes stay there (the parse is None)."""
         tree = checked.tree
         if tree is None or checked.rejected is not None or isinstance(tree, _chunks.Skeleton):
             return None
@@ -163,6 +165,8 @@ class Linter:
         try:
             raw, hidden = self.shown(*self._kept(ctx, checked.text))
             if not any(f.fix is not None and (f.fix.replacements or f.fix.imports) for f in raw):
+                return ctx, raw, hidden, None
+            if sketch and all(f.fix is None or large_fix.sketched(f.fix) for f in raw):
                 return ctx, raw, hidden, None
             if module is None:
                 module = parse(source, checked)
@@ -198,10 +202,10 @@ class Linter:
         decide whether the fix carries over into the file, :mod:`nanlint.lint.large_fix`);
         None when libcst's tree must decide."""
         try:
-            tree = compile_tree(text)
+            tree = compile_tree(text, kept=True)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
-        return self.with_edits(Checked(tree, None, text), text, path, rows=rows)
+        return self.with_edits(Checked(tree, None, text), text, path, rows=rows, sketch=not self.edits)
 
     def shown(self, raw: list[RawFinding], hidden: int) -> tuple[list[RawFinding], int]:
         """The findings this run shows (and fixes), and how many on weak evidence it does not:
@@ -326,9 +330,12 @@ class Linter:
             piece = large_fix.Piece(text, rows, file_binds)
             result.hidden += shown_hidden
             crashes.extend(c for c in ctx.crashes if c not in crashes)
-            for f in (self._to_finding(ctx, f, parsed=parsed) for f in raw):
+            sketching = ctx.converted and parsed is None and not self.edits
+            for r, f in ((r, self._to_finding(ctx, r, parsed=parsed)) for r in raw):
                 f.start, f.end = (rows[f.start[0] - 1], f.start[1]), (rows[f.end[0] - 1], f.end[1])
                 mine = own is None or f.start[0] in own
+                if sketching and f.edits_omitted:  # the edits, not built, would be known by their sketch
+                    f.edits = large_fix.sketch(ctx, r.fix)  # type: ignore[arg-type]
                 f.edits = (piece.to_file(f.edits) or []) if f.edits and mine else []
                 key = (f.code, f.start, f.end, f.message)
                 if key not in seen or mine and not seen[key][0]:

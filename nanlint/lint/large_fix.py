@@ -25,8 +25,11 @@ import re
 from functools import cached_property
 from typing import Callable
 
+import libcst as cst
+
 from nanlint.findings import Edit, FileResult, Finding
 from nanlint.fix import fixes
+from nanlint.source.codegen import code_of
 
 WORD = re.compile(r"[A-Za-z_]\w*")
 _KNOWN = frozenset(keyword.kwlist) | frozenset(dir(builtins))
@@ -83,6 +86,33 @@ class Piece:
         rows = self.rows
         last = min(last, len(rows))
         return all(rows[k] == rows[k - 1] + 1 for k in range(first, last))
+
+
+def sketched(fix: fixes.Fix) -> bool:
+    """Whether :func:`sketch` decides ``fix``'s carrying over as its edits would: not for a
+    statement replaced by several (its lines take the indentation and comments of libcst's
+    tree, whose words :func:`_code_only` may read)."""
+    return not any(type(new) is cst.FlattenSentinel for _, new in fix.replacements)
+
+
+def sketch(ctx, fix: fixes.Fix) -> list[Edit]:
+    """``fix``'s edits as :func:`nanlint.lint.edits.to_finding` builds them on libcst's parse
+    of a piece, read instead on the module the rules ran on (made of CPython's tree, ``ctx``,
+    a rule context): the same spans, the same names, in that module's default layout.  What
+    :meth:`Piece.to_file` reads of an edit is its lines and the names it writes, so in a run
+    that shows no edit it decides which fixes carry over into the file without libcst's parse
+    of the piece (``sketched(fix)``)."""
+    module, out = ctx.module, []
+    for old, new in fix.replacements:
+        (r1, c1), (r2, c2) = ctx.positions.chars(old)
+        out.append(Edit(code_of(module, new), (r1, c1 + 1), (r2, c2 + 1)))
+    if fix.imports:
+        index = fixes.import_insert_index(module)
+        row = ctx.positions.chars(module.body[index])[0][0] if index < len(module.body) \
+            else len(ctx.text.splitlines()) + 1
+        content = "".join(code_of(module, i.statement()) for i in fix.imports)
+        out.append(Edit(content, (row, 1), (row, 1)))
+    return out
 
 
 def _imported(text: str) -> frozenset[str]:

@@ -33,7 +33,8 @@ def compile_tree(source: str | bytes, kept: bool = False) -> ast.Module:
     with the collector paused (:func:`collector_paused`: a module of 1 MB parses in 0.45 s
     paused, 1.2 to 3.8 s not, depending on what else is alive).
 
-    ``kept``: the tree of a whole file, alive while the file is analysed.  Under a frozen
+    ``kept``: a tree the analysis keeps while it runs on it (a whole file's, a large file's
+    window's).  Under a frozen
     heap (:func:`freeze_heap`) the garbage of what came before is collected first and the
     tree is then frozen with it (:func:`keep_out_of_scans`), so neither the collection before
     the file's converted module is frozen nor any the rules trigger scans it: it was a third
