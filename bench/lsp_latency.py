@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """How long `nanlint server` takes to answer an editor, measured with a real LSP client
 (pytest-lsp's): start + initialize, then per file the time from didOpen to its
-diagnostics and from a didChange to its diagnostics (the 250 ms debounce included).
+diagnostics, from an edit after a quiet spell to its diagnostics (not debounced), and from
+the last of a burst of five edits 50 ms apart to its diagnostics (the 250 ms debounce
+included: only the burst's last version is analysed).
 
     python bench/lsp_latency.py [FILE]...   # default: two examples and one large module
 """
@@ -41,8 +43,20 @@ async def measure(files: list[Path]) -> None:
             [types.TextDocumentContentChangeWholeDocument(text=text + "\n")]))
         await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         changed = time.perf_counter() - start
+        await asyncio.sleep(0.5)  # a quiet spell: the burst below starts as typing does
+        for version in range(3, 8):
+            client.text_document_did_change(types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(version=version, uri=uri),
+                [types.TextDocumentContentChangeWholeDocument(text=text + "\n" * version)]))
+            start = time.perf_counter()
+            if version < 7:
+                await asyncio.sleep(0.05)
+        while (await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)).version != 7:
+            pass
+        typed = time.perf_counter() - start
         print(f"{path}: {len(text.splitlines())} lines, {len(client.diagnostics[uri])} diagnostics; "
-              f"open {opened * 1000:.0f} ms, change {changed * 1000:.0f} ms (debounce included)")
+              f"open {opened * 1000:.0f} ms, change {changed * 1000:.0f} ms, "
+              f"typing {typed * 1000:.0f} ms (after the last edit of a burst, debounce included)")
     await client.shutdown_session()
     await client.stop()
 

@@ -142,10 +142,31 @@ async def test_changes_are_debounced_and_linted_from_memory(client: LanguageClie
             [types.TextDocumentContentChangeWholeDocument(text=HAZARD[: 40 + version])]))
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         types.VersionedTextDocumentIdentifier(version=7, uri=uri), [types.TextDocumentContentChangeWholeDocument(text=HAZARD)]))
-    params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    assert params.version == 7
+    published = []
+    while not published or published[-1] != 7:
+        params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        published.append(params.version)
+    # the first edit after the quiet spell is analysed at once (published if it is done
+    # before the next comes); the burst after it waits, and only its last text is linted
+    assert set(published) <= {2, 7}, published
     assert [d.code for d in client.diagnostics[uri]] == ["NAN101"]
     assert path.read_text() == "import torch\n"  # the disk was not read
+
+
+def test_an_edit_after_a_quiet_spell_is_not_debounced(monkeypatch):
+    """The first edit after a quiet spell is analysed at once; edits closer together than
+    the debounce wait for it (the test above: only the last of a burst is published)."""
+    from nanlint.server import lsp
+
+    now = [100.0]
+    monkeypatch.setattr(lsp.time, "monotonic", lambda: now[0])
+    server = lsp.NanlintServer()
+    assert server.debounce("file:///a.py") == 0.0  # the first edit
+    now[0] += 0.05
+    assert server.debounce("file:///a.py") == lsp.DEBOUNCE_S  # typing
+    assert server.debounce("file:///b.py") == 0.0  # another document is not typing
+    now[0] += lsp.DEBOUNCE_S + 0.01
+    assert server.debounce("file:///a.py") == 0.0  # a pause, then an edit
 
 
 @pytest.mark.asyncio

@@ -1,6 +1,7 @@
 """``nanlint server``: the Language Server Protocol over stdio, on pygls.
 
-* diagnostics on open, change (debounced) and save, from the editor's text, computed in a
+* diagnostics on open, change and save (an edit after a quiet spell at once, a burst of
+  typing debounced), from the editor's text, computed in a
   worker process per document (worker.py): the protocol never waits on an analysis, an
   edit kills the analysis of the version before, and a stale result is never published;
 * a quick fix per finding, labelled with its applicability (safe, unsafe), and
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from pathlib import Path
 from typing import Sequence
 
@@ -50,6 +52,7 @@ class NanlintServer(LanguageServer):
         self.linting: dict[str, tuple[int | None, asyncio.Task]] = {}  # uri -> (version, its lint task)
         self.slots: asyncio.Semaphore | None = None  # at most MAX_JOBS analyses at a time
         self.shown_errors: set[str] = set()
+        self.last_edit: dict[str, float] = {}  # uri -> when its latest edit came (time.monotonic)
 
     # --- documents -> analyses ------------------------------------------------------------
     # Every analysis runs in a worker process (worker.py); the protocol thread only starts
@@ -106,6 +109,16 @@ class NanlintServer(LanguageServer):
         diagnostics = self.diagnostics(doc, result.findings) if result is not None else []
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diagnostics, version))
         return result
+
+    def debounce(self, uri: str) -> float:
+        """How long an edit of ``uri`` waits before its analysis starts: not at all after a
+        quiet spell (an edit then costs what its analysis costs), ``DEBOUNCE_S`` while edits
+        come closer together than that (typing: only the latest version is analysed; an
+        analysis an edit started at once is killed by the next, :meth:`schedule`)."""
+        now = time.monotonic()
+        last = self.last_edit.get(uri)
+        self.last_edit[uri] = now
+        return DEBOUNCE_S if last is not None and now - last < DEBOUNCE_S else 0.0
 
     def schedule(self, uri: str, delay: float = 0.0) -> asyncio.Task:
         """Lint the document's current version after ``delay``, dropping the older one's work."""
@@ -342,7 +355,7 @@ def create() -> NanlintServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: NanlintServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri, DEBOUNCE_S)
+        ls.schedule(params.text_document.uri, ls.debounce(params.text_document.uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: NanlintServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -354,6 +367,7 @@ def create() -> NanlintServer:
         uri = params.text_document.uri
         ls.cancel(uri)
         ls.forget(uri)
+        ls.last_edit.pop(uri, None)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=KINDS))
