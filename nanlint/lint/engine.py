@@ -14,7 +14,7 @@ from nanlint.findings import PARSE_ERROR, FileResult, Finding
 from nanlint.lint import noqa as noqa_mod
 from nanlint.lint import edits as edits_mod
 from nanlint.lint import large_fix, notebook
-from nanlint.source.noqa import ALL as NOQA_ALL, file_directive, matches
+from nanlint.source.noqa import ALL as NOQA_ALL, file_directive, matches, may_hold
 from nanlint.rules.context import RawFinding, RuleContext
 from nanlint.rules.base import Rule, all_rules
 from nanlint.lint.site_filter import SiteFilter
@@ -92,7 +92,7 @@ class Linter:
     def _judged(self, text: str) -> bool:
         """Whether NAN002 has directives to judge in ``text``: a file without findings still
         goes through noqa then."""
-        return self.judges_noqa and "noqa" in text.lower()
+        return self.judges_noqa and may_hold(text)
 
     def _check(self, ctx: RuleContext, text: str) -> None:
         """Every enabled rule's ``check`` that can report in ``text`` (its triggers there:

@@ -25,9 +25,12 @@ class UnusedNoqa(Rule):
     fix = "safe"
     default = False
     frameworks = ()
-    needs = ("noqa", "NOQA", "Noqa")  # nothing to judge in a file without a directive
+    needs = ("noqa",)  # nothing to judge in a file without a directive: in any case (wanted)
 
     judges_noqa = True
+
+    def wanted(self, text: str) -> bool:
+        return noqa.may_hold(text)  # a directive in capitals is one too
 
     def check(self, ctx) -> None:
         """Nothing: the work happens in :meth:`check_noqa`, once the other rules ran."""

@@ -22,6 +22,15 @@ _FILE = re.compile(r"^[ \t]*#[ \t]*nanlint[ \t]*:[ \t]*noqa"
 NAN_CODE = re.compile(r"^NAN\d{3}$", re.IGNORECASE)
 
 
+def may_hold(text: str) -> bool:
+    """Whether ``text`` can hold a directive (``noqa`` in any case, as :data:`NOQA` and the
+    file directive match it): else there is none for NAN002 to judge."""
+    return _WORD.search(text) is not None
+
+
+_WORD = re.compile("noqa", re.IGNORECASE)
+
+
 def noqa_codes(line: str) -> set[str] | None:
     """None: no noqa; empty set: a blanket ``# noqa``; else the codes/names listed (upper case)."""
     m = NOQA.search(line)
