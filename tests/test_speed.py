@@ -204,10 +204,31 @@ def test_site_filter_decisions(monkeypatch):
     assert not not_parsed("import torch\n\ndef f(z):\n    return torch.log(torch.softmax(z, -1))\n")
     broken = linter.lint_source(b"import torch\nprint 'x', torch.log(p)\n", "a.py")
     assert not broken.skipped and [f.code for f in broken.findings] == ["NAN001"]
-    # a rule that may report anywhere (NAN002 unused-noqa declares no triggers) turns the filter off
+    # a rule that may report anywhere (NAN002 unused-noqa declares no triggers) turns the filter
+    # off where it can report: in a file holding a directive, in any case
     with_noqa = Linter([r for r in all_rules() if r.default or r.code == "NAN002"], {})
-    assert not with_noqa.lint_source(b"import torch\nmodel = torch.nn.Linear(2, 2)\n", "a.py").skipped
+    quiet = b"import torch\nmodel = torch.nn.Linear(2, 2)\n"
+    assert with_noqa.lint_source(quiet, "a.py").skipped
+    for directive in (b"  # noqa: NAN101\n", b"  # NoQA: NAN101\n"):
+        marked = with_noqa.lint_source(quiet.replace(b"\n", directive, 1), "a.py")
+        assert not marked.skipped and [f.code for f in marked.findings] == ["NAN002"]
     assert {r.code for r in all_rules() if r.triggers is None} == {"NAN001", "NAN002"}
+
+
+def test_a_large_file_is_reduced_with_nan002_on_unless_it_holds_a_directive():
+    """NAN002 names no trigger: a large file is analysed whole (libcst's parse) only when it
+    holds a directive for NAN002 to judge; else it is reduced as for the other rules."""
+    from nanlint.source import large
+
+    pad = "WEIGHTS = {\n" + "".join(f"    'w{i}': [{i % 7}.0, 0.5],\n" for i in range(21_000)) + "}\n"
+    hazard = "import torch\n\n\ndef f(x):\n    return torch.log(torch.softmax(x, -1))\n"
+    linter = Linter([r for r in all_rules() if r.default or r.code == "NAN002"], {})
+    source = (hazard + pad).encode()
+    assert len(source) > large.LARGE
+    result = linter.lint_source(source, "big.py")
+    assert result.reduced and [f.code for f in result.findings] == ["NAN101"]
+    marked = linter.lint_source(source.replace(b"[0.0, 0.5],", b"[0.0, 0.5],  # noqa: NAN101", 1), "big.py")
+    assert not marked.reduced and [f.code for f in marked.findings] == ["NAN101", "NAN002"]
 
 
 def test_operators_decide_before_imports(monkeypatch):

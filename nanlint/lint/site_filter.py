@@ -32,10 +32,16 @@ class SiteFilter:
     def __init__(self, rules: Sequence[Rule], settings: dict) -> None:
         self.settings = settings
         self.rules = list(rules)
-        # every op and site key some rule's triggers name; None: a rule may report anywhere
-        self.wanted = None if any(r.triggers is None for r in self.rules) else \
-            frozenset(k for r in self.rules for group in r.triggers  # type: ignore[union-attr]
-                      for k in with_implying(group))
+        # the rules that name no trigger (NAN002: a directive anywhere): in a text where one of
+        # them is wanted (a ``noqa`` written), every file is linted whole
+        self.anywhere = [r for r in self.rules if r.triggers is None]
+        # every op and site key the other rules' triggers name
+        self.wanted = frozenset(k for r in self.rules if r.triggers is not None for group in r.triggers
+                                for k in with_implying(group))
+
+    def _anywhere(self, text: str) -> bool:
+        """Whether a rule that names no trigger may report in ``text``."""
+        return any(r.wanted(text) for r in self.anywhere)
 
     def cannot_report(self, checked: Checked, path: str | None = None) -> bool:
         """True when no enabled rule can report in a source (whose :func:`precheck` is
@@ -43,7 +49,7 @@ class SiteFilter:
         counting the ops of the project modules it imports (a value may come from them),
         so the rules need not run on it."""
 
-        if checked.tree is None or self.wanted is None:
+        if checked.tree is None or self._anywhere(checked.text):
             return False
         rules = [r for r in self.rules if r.wanted(checked.text)]  # as run_rules skips them
         if not rules:
@@ -83,7 +89,7 @@ class SiteFilter:
         of it (a list of such texts, each analysed apart), a long def cut into its body's
         statements (:func:`nanlint.source.large.pieces`); None to parse it whole."""
 
-        if len(source) <= large.LARGE or checked.tree is None or self.wanted is None:
+        if len(source) <= large.LARGE or checked.tree is None or self._anywhere(checked.text):
             return None
         rules = self.reporting(checked.text)
         ops = frozenset(k for r in rules for group in r.triggers for k in with_implying(group))  # type: ignore[union-attr]
@@ -101,8 +107,8 @@ class SiteFilter:
         count): a rule missing a group of its triggers finds nothing there, so neither the
         engine runs it (``Linter._check``) nor does a large file keep a statement for it (a
         relu chain with no division is no NAN108's).  Every rule when some rule may report
-        anywhere (``triggers`` None)."""
-        if self.wanted is None:
+        anywhere (``triggers`` None) and is wanted in ``text``."""
+        if self._anywhere(text):
             return [r for r in self.rules if r.wanted(text)]
         present = set(sites.scan(None, text, self.wanted, lambda p: False))
         if "/" in text:
