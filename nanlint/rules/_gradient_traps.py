@@ -4,8 +4,6 @@ canonical op vocabulary, and small builders for their fixes."""
 
 from __future__ import annotations
 
-from typing import Iterator
-
 import libcst as cst
 
 from nanlint.analysis.differentiated import gradient_reaches
@@ -79,16 +77,6 @@ def binop(expr, *operators) -> cst.BinaryOperation | None:
     if type(expr) is cst.BinaryOperation and type(expr.operator) in operators:  # libcst's operators have no subclasses
         return expr
     return None
-
-
-def divisions(ctx: RuleContext) -> Iterator[tuple[cst.CSTNode, Scope, cst.BaseExpression, cst.BaseExpression]]:
-    """Every division ``num / den`` (operator or divide op): (node, scope, num, den)."""
-    for node, scope in ctx.index.binops:
-        if type(node.operator) is cst.Divide:  # not isinstance: an ABC's miss is slow (no subclass)
-            yield node, scope, node.left, node.right
-    for call in ctx.calls(o.DIVIDE):
-        if call.x is not None and call.has("y"):
-            yield call.node, call.scope, call.x, call.value("y")  # type: ignore[misc]
 
 
 # --- squares, sums of squares, norms ---------------------------------------------------------

@@ -11,7 +11,8 @@ from nanlint.semantic.resolve import Scope
 from nanlint.analysis.evidence import excludes_zero
 from nanlint.analysis.facts import may_be_zero
 from nanlint.rules.base import Rule
-from nanlint.rules._gradient_traps import divisions, key, norm_as_sqrt_sum, report_in_gradient, sqrt_plus_eps
+from nanlint.rules._gradient_traps import key, norm_as_sqrt_sum, report_in_gradient, sqrt_plus_eps
+from nanlint.rules._shapes import divisions
 from nanlint.semantic.sites import POW_HALF, SLASH
 from nanlint.rules._norms import Norm, norm_in, _squared, _true
 
@@ -29,7 +30,8 @@ class NormalizeByNorm(Rule):
     triggers = (frozenset({o.NORM, o.SQRT, POW_HALF}), frozenset({o.DIVIDE, SLASH}))
 
     def check(self, ctx: RuleContext) -> None:
-        for node, scope, num, den in divisions(ctx):
+        for div in divisions(ctx):  # a division with a rounding mode is not a normalisation
+            node, scope, num, den = div.node, div.scope, div.num, div.den
             resolved = ctx.resolve(den, scope)
             found = norm_in(ctx, den, scope)
             if found is None or key(ctx, num) != key(ctx, found.base):
