@@ -39,6 +39,7 @@ EXTRA = {  # hand-made cases at the prefilter's edges
     "py2_tf.py": "import tensorflow as tf\nprint 'loss', tf.log(x)\n",                  # NAN001, framework file
     "py2_plain.py": "import os\nprint 'hello'\n",                                      # NAN001, no framework
     "plain.py": "import os\n\ndef f(x):\n    return x + 1\n",                          # nothing at all
+    "plain_noqa.py": "import os\n\nx = 1  # NOQA: NAN101\n",                             # NAN002 (all), no framework
     "tf_no_needs.py": "import tensorflow as tf\n\nmodel = tf.keras.Sequential()\n",    # framework, no rule's tokens
     "nul.py": "import torch\nx = 1\x00\n",                                             # NUL byte: not parseable
     "in_string.py": "import torch\nDOC = 'torch.log(torch.softmax(x, 1))'\n",          # tokens only in a string
@@ -281,6 +282,13 @@ def test_prefilter_decisions():
     assert pf.decide("a.ipynb", b"{}") == runner.LINT  # notebooks are never prefiltered
     quiet = runner.Prefilter(Linter([r for r in all_rules() if r.code == "NAN101"], {}))
     assert quiet.decide("a.py", b"import os\n") == runner.SKIP  # no NAN001: not even a syntax check
+    # NAN002 speaks of no framework: a file without one is linted only when it holds a directive
+    everything = runner.Prefilter(Linter(all_rules(), {}))
+    assert everything.framework_gate
+    assert everything.decide("a.py", b"import os\nx = 1\n") == runner.CHECK
+    assert everything.decide("a.py", b"import os\nx = 1  # NoQA: E501\n") == runner.LINT
+    assert runner.Prefilter(Linter([r for r in all_rules() if r.code == "NAN002"], {})).decide(
+        "a.py", b"import os\nx = 1\n") == runner.SKIP
     # every framework op resolves through an import naming a root the gate looks for
     from nanlint.vocabulary import frameworks
     for name in frameworks.function_table():

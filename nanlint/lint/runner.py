@@ -72,7 +72,10 @@ class Prefilter:
     def __init__(self, linter: Linter) -> None:
         self.rules = [r for r in linter.rules if r.code != "NAN001"]
         self.check_parse = linter.check_parse
-        self.framework_gate = bool(self.rules) and all(r.frameworks for r in self.rules)
+        # the rules that speak of no framework (NAN002: a directive anywhere) are asked apart:
+        # a file without a framework's name is linted only for one of them that wants it
+        self.anywhere = [r for r in self.rules if not r.frameworks]
+        self.framework_gate = any(r.frameworks for r in self.rules)
         roots = set(fw_registry.roots())
         roots |= {name.split(".")[0] for name in fw_registry.function_table()}
         self.framework_word = re.compile(r"\b(?:%s)\b" % "|".join(sorted(map(re.escape, roots))))
@@ -85,6 +88,8 @@ class Prefilter:
             return LINT
         text = source.decode("utf-8", "surrogateescape")
         if self.framework_gate and self.framework_word.search(text) is None:
+            if any(rule.wanted(text) for rule in self.anywhere):
+                return LINT
             return CHECK if self.check_parse else SKIP
         for rule in self.rules:
             if rule.wanted(text):
