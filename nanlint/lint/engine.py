@@ -331,10 +331,11 @@ class Linter:
             result.hidden += shown_hidden
             crashes.extend(c for c in ctx.crashes if c not in crashes)
             sketching = ctx.converted and parsed is None and not self.edits
-            for r, f in ((r, self._to_finding(ctx, r, parsed=parsed)) for r in raw):
+            for r in raw:
+                f = self._to_finding(ctx, r, parsed=parsed)
                 f.start, f.end = (rows[f.start[0] - 1], f.start[1]), (rows[f.end[0] - 1], f.end[1])
                 mine = own is None or f.start[0] in own
-                if sketching and f.edits_omitted:  # the edits, not built, would be known by their sketch
+                if sketching and f.edits_omitted and mine:  # edits not built: their sketch decides
                     f.edits = large_fix.sketch(ctx, r.fix)  # type: ignore[arg-type]
                 f.edits = (piece.to_file(f.edits) or []) if f.edits and mine else []
                 key = (f.code, f.start, f.end, f.message)
