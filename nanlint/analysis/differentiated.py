@@ -29,6 +29,7 @@ evidence: the rules put it in the may tier.
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -180,7 +181,8 @@ def _regions(ctx: FileContext) -> dict[int, _Region]:
 
 
 def _line_of(ctx: FileContext, node: cst.CSTNode) -> "_Lazy":
-    return _Lazy(lambda: ctx.line_of(node))
+    model = weakref.proxy(ctx)  # kept in ctx's memo: a strong reference would be a cycle
+    return _Lazy(lambda: model.line_of(node))
 
 
 def _mark(ctx: FileContext, found: dict, value: cst.BaseExpression, scope: Scope, how: Callable[[], str]) -> None:

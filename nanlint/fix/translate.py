@@ -34,7 +34,7 @@ import libcst as cst
 from nanlint.source.positions import Positions
 from nanlint.source.noqa import directives
 from nanlint.source.codegen import code_of
-from nanlint.source.walk import child_fields, empty_module, is_node, node_types, parents, rebuilt
+from nanlint.source.walk import Parents, child_fields, empty_module, is_node, node_types, rebuilt
 from nanlint.fix import fixes
 
 _DERIVING = ("with_changes", "deep_replace", "deep_clone", "visit")
@@ -364,7 +364,7 @@ class Parsed:
     def __init__(self, module: cst.Module, text: str, statements, converted: cst.Module, spans: dict,
                  record: dict, converted_parent, comments: list | None = None) -> None:
         self.module = module
-        self._parents: dict[int, cst.CSTNode] | None = None
+        self.parent = Parents(module)  # node -> parent, made on first use (not a bound method: no cycle)
         self.positions = Positions(module, text, self.parent, statements)
         self._indent = module.default_indent == converted.default_indent
         twins = pair(converted, spans, module)
@@ -377,11 +377,6 @@ class Parsed:
                     twin = d.comment if isinstance(node, cst.Comment) else d.parent
                     twins[id(node)] = twin  # type: ignore[assignment]
                     self._translator.exact.add(id(node))
-
-    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        if self._parents is None:
-            self._parents = parents(self.module)
-        return self._parents.get(id(node))
 
     def fix(self, fix: fixes.Fix) -> fixes.Fix:
         """``fix`` over this tree (raises :class:`Unpaired`; so does a file indented otherwise

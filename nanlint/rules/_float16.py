@@ -90,21 +90,15 @@ class Float16Evidence:
         return qual is not None and qual.split(".")[0] in _ROOTS and qual.rsplit(".", 1)[-1] in ("float16", "half")
 
     def mentions_float16(self, expr: cst.BaseExpression, scope: Scope) -> bool:
-        found = False
-        outer = self
-
-        class _V(cst.CSTVisitor):
-            def visit_Attribute(self, node: cst.Attribute) -> bool:
-                nonlocal found
-                found = found or outer.is_float16(node, scope)
-                return not found
-
-            def visit_SimpleString(self, node: cst.SimpleString) -> None:
-                nonlocal found
-                found = found or outer.is_float16(node, scope)
-
-        expr.visit(_V())
-        return found
+        """Whether an attribute or a string under ``expr`` names float16 (a plain walk: a visitor
+        class made per call would be a cycle holding this file's model)."""
+        stack: list[cst.CSTNode] = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.Attribute, cst.SimpleString)) and self.is_float16(node, scope):
+                return True
+            stack.extend(node.children)
+        return False
 
     def float16_params(self, call: OpCall) -> str | None:
         name = call.framework.name

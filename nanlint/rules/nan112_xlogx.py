@@ -133,17 +133,13 @@ def _tests(ctx: RuleContext, where: cst.Call, x: cst.BaseExpression, scope: Scop
     wanted = key(ctx, x)
     if cond is None or wanted is None:
         return False
-    found = False
-
-    class _Parts(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            nonlocal found
-            if not found and isinstance(node, cst.BaseExpression) and key(ctx, node) == wanted:
-                found = True
-            return not found
-
-    cond.visit(_Parts())
-    return found
+    stack: list[cst.CSTNode] = [cond]  # a plain walk: a visitor class made per call would be a cycle
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.BaseExpression) and key(ctx, node) == wanted:
+            return True
+        stack.extend(node.children)
+    return False
 
 
 def _fix(ctx: RuleContext, log: OpCall, x: cst.BaseExpression, product: cst.BinaryOperation,

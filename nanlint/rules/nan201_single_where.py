@@ -49,14 +49,16 @@ def singular_sites(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope,
     out: list[tuple[str, cst.BaseExpression]] = []
     nodes = {} if nodes is None else nodes
 
-    def visit(node: cst.CSTNode) -> None:
+    stack: list[cst.CSTNode] = [expr]  # depth first, in the order of the code (a stack, not a
+    while stack:  # recursive closure: that would be a cycle, keeping the file's model for the collector)
+        node = stack.pop()
         if isinstance(node, (cst.Lambda, cst.FunctionDef)):
-            return
+            continue
         if isinstance(node, cst.Call):
             call = ctx.op_call(node, scope)
             if call is not None:
                 if call.op in (o.WHERE, o.MASKED_FILL):
-                    return
+                    continue
                 site = _singular_call(call)
                 if site is not None:
                     out.append(site)
@@ -68,10 +70,7 @@ def singular_sites(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope,
             elif isinstance(node.operator, cst.Power) and _singular_exponent(node.right):
                 out.append((f"x ** {number(node.right):g}", node.left))
                 nodes[id(node.left)] = node
-        for child in node.children:
-            visit(child)
-
-    visit(expr)
+        stack.extend(reversed(node.children))
     return out
 
 

@@ -51,18 +51,17 @@ def _negative_square(ctx: RuleContext, expr: cst.BaseExpression, scope) -> bool:
     ``exp`` cannot overflow and the kernel's normalization is not a softmax of logits."""
     value = ctx.resolve(expr, scope).expr
     sign, squared = 1, False
-
-    def walk(e: cst.BaseExpression) -> None:
-        nonlocal sign, squared
+    stack = [value]  # the factors' signs multiply in any order (a stack, not a recursive closure)
+    while stack:
+        e = stack.pop()
         literal = number(e)
         if literal is not None:
             sign *= -1 if literal < 0 else 1
         elif isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus):
             sign = -sign
-            walk(e.expression)
+            stack.append(e.expression)
         elif isinstance(e, cst.BinaryOperation) and isinstance(e.operator, (cst.Multiply, cst.Divide)):
-            walk(e.left)
-            walk(e.right)
+            stack += (e.right, e.left)
         elif isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Power) and number(e.right) == 2:
             squared = True
         else:
@@ -71,8 +70,6 @@ def _negative_square(ctx: RuleContext, expr: cst.BaseExpression, scope) -> bool:
                 squared = True
             elif not isinstance(e, (cst.Name, cst.Attribute)):
                 sign = 0  # an unknown factor; a bare name (sigma, gamma) is taken as a positive scale
-
-    walk(value)
     return squared and sign < 0
 
 

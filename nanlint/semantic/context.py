@@ -19,7 +19,7 @@ from nanlint.vocabulary import ops as o
 from nanlint.semantic.reach import HANDWRITTEN, MODEL, Resolved, values, via_call
 from nanlint.semantic.model import OpCall
 from nanlint.semantic.resolve import Binding, Index, Scope
-from nanlint.source.walk import parents as parent_map
+from nanlint.source.walk import Parents
 from nanlint.source.positions import Positions
 from nanlint.source.from_ast import Spans
 
@@ -40,6 +40,7 @@ class FileContext:
         self._spans = spans
         self._text = text  # the source ``module`` was parsed from, when the caller has it
         self._tree = tree  # CPython's tree of that source, when the caller has it (the syntax check's)
+        self._parents = Parents(module, formatting=spans is None)  # node -> parent, made on first use
         self.path = path
         self.index = Index(module)
         self.settings = settings or {}
@@ -308,10 +309,7 @@ class FileContext:
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The node directly containing ``node`` (computed once per file, on first use)."""
-        parents = getattr(self, "_parents", None)
-        if parents is None:
-            parents = self._parents = parent_map(self.module, formatting=self._spans is None)
-        return parents.get(id(node))
+        return self._parents(node)
 
     @property
     def positions(self) -> Positions | Spans:
@@ -319,9 +317,9 @@ class FileContext:
         (:mod:`nanlint.source.positions`), not for the whole module."""
         pos = getattr(self, "_positions", None)
         if pos is None and self._spans is not None:
-            pos = self._positions = Spans(self._spans, self.parent, self.text)
+            pos = self._positions = Spans(self._spans, self._parents, self.text)
         if pos is None:
-            pos = self._positions = Positions(self.module, self.text, self.parent,
+            pos = self._positions = Positions(self.module, self.text, self._parents,
                                               self._tree.body if self._tree is not None else None)
         return pos
 

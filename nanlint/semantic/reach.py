@@ -22,6 +22,7 @@ across branches, functions, models or modules display-only.
 from __future__ import annotations
 
 import os
+import weakref
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -137,6 +138,10 @@ def origin_note(ctx: "Model", resolved: Resolved) -> str:
 class _Walk:
     def __init__(self, ctx: "Model", shape: bool, calls: bool = True) -> None:
         self.root = ctx
+        # what the values found keep of the asking file's model: a weak proxy, since the model
+        # keeps them (its memo of values), and a cycle would leave the whole model, its trees
+        # included, to the cyclic collector instead of reference counting
+        self.root_ref = weakref.proxy(ctx)
         self.shape = shape
         self.calls = calls
         self.out: list[Resolved] = []
@@ -144,12 +149,16 @@ class _Walk:
         self.use: cst.Name | None = None
         self.overflow = False
 
+    def _held(self, ctx: "Model") -> "Model":
+        """``ctx`` as a value found keeps it: the root's weak proxy for the asking file."""
+        return self.root_ref if ctx is self.root else ctx
+
     def emit(self, r: Resolved) -> None:
         if len(self.out) >= MAX_VALUES:
             self.overflow = True
             return
         if r.origins:
-            r.use, r.model = self.use, self.root
+            r.use, r.model = self.use, self.root_ref
         self.out.append(r)
 
     def expand(self, ctx: "Model", expr: cst.BaseExpression, scope: Scope, origins: list[Origin],
@@ -197,11 +206,11 @@ class _Walk:
     def _binding(self, ctx, b: Binding, name: str, where: Scope, origins, via, frames, depth, use) -> bool:
         bscope = b.scope or where
         if b.kind == ASSIGN and b.value is not None:
-            step = Origin(b, name, owner=ctx, path=self._path(ctx))
+            step = Origin(b, name, owner=self._held(ctx), path=self._path(ctx))
             self.expand(ctx, b.value, bscope, origins + [step], via, frames, depth - 1)
             return True
         if b.kind == UNPACK and b.value is not None:
-            step = Origin(b, name, owner=ctx, path=self._path(ctx))
+            step = Origin(b, name, owner=self._held(ctx), path=self._path(ctx))
             sub = _Walk(self.root, self.shape, self.calls)
             sub.active = self.active
             sub.expand(ctx, b.value, bscope, [], via, frames, depth - 1)
@@ -220,7 +229,7 @@ class _Walk:
             if target is None:
                 return False
             tctx, texpr, tscope = target
-            step = Origin(b, name, "is imported on", owner=ctx, path=self._path(ctx))
+            step = Origin(b, name, "is imported on", owner=self._held(ctx), path=self._path(ctx))
             self.expand(tctx, texpr, tscope, origins + [step], via | {MODULE}, frames, depth - 1)
             return True
         return False
@@ -249,7 +258,7 @@ class _Walk:
                 if arg is None:
                     self.emit(Resolved(cst.Name(name), fscope, origins, via | {PARAM}, None))
                     continue
-                step = Origin(None, name, node=call, owner=ctx, path=self._path(ctx), passed=arg)
+                step = Origin(None, name, node=call, owner=self._held(ctx), path=self._path(ctx), passed=arg)
                 self.expand(ctx, arg, caller_scope, origins + [step], via | {PARAM}, frames, depth - 1)
         finally:
             self.active.discard(id(fscope))
@@ -271,7 +280,7 @@ class _Walk:
                 continue
             self.active.add(id(b))
             try:
-                step = Origin(b, f"self.{expr.attr.value}", owner=ctx, path=self._path(ctx))
+                step = Origin(b, f"self.{expr.attr.value}", owner=self._held(ctx), path=self._path(ctx))
                 self.expand(ctx, b.value, b.scope or scope, origins + [step], via, frames, depth - 1)
             finally:
                 self.active.discard(id(b))
@@ -303,7 +312,7 @@ class _Walk:
                 inner[id(fscope)] = (expr, scope, ctx)
                 many = via | ({MERGED} if len(rets) > 1 else set())
                 for ret in rets:
-                    step = Origin(None, None, "returns it on", node=ret, owner=ctx, name_node=expr,
+                    step = Origin(None, None, "returns it on", node=ret, owner=self._held(ctx), name_node=expr,
                                   path=self._path(ctx))
                     value = ret.value
                     if index:
@@ -318,7 +327,7 @@ class _Walk:
         output = models.output(ctx, expr, scope)
         if output is not None and not index:
             for octx, oexpr, oscope, how in output:
-                step = Origin(None, None, how, node=oexpr, owner=octx, name_node=expr, name_owner=ctx,
+                step = Origin(None, None, how, node=oexpr, owner=self._held(octx), name_node=expr, name_owner=self._held(ctx),
                               path=self._path(octx))
                 self.expand(octx, oexpr, oscope, origins + [step], via | {MODEL}, {}, depth - 1)
             return True
@@ -329,7 +338,7 @@ class _Walk:
                 value = _element(ret.value, index) if index else ret.value
                 if value is None:
                     continue
-                step = Origin(None, None, "returns it on", node=ret, owner=tctx, name_node=expr, name_owner=ctx,
+                step = Origin(None, None, "returns it on", node=ret, owner=self._held(tctx), name_node=expr, name_owner=self._held(ctx),
                               path=self._path(tctx))
                 self.expand(tctx, value, fscope, origins + [step], via | {MODULE, CALL}, {}, depth - 1)
             return True

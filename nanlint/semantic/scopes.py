@@ -1,8 +1,14 @@
 """What a scope binds: the data :class:`nanlint.semantic.resolve.Index` records for each name
-of a file (a scope, its bindings, what its statements change in place)."""
+of a file (a scope, its bindings, what its statements change in place).
+
+A binding refers to the scope its statement runs in weakly: that scope (or the one the name
+is bound in) holds the binding, and a reference back would be a cycle, which leaves the whole
+file's model, its trees included, to the cyclic collector instead of reference counting
+(``tests/test_collector.py``). The index keeps every scope alive as long as itself."""
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -18,10 +24,20 @@ class Binding:
     qualname: str | None = None  # for IMPORT
     value: cst.BaseExpression | None = None  # for ASSIGN
     conditional: bool = False
-    scope: "Scope | None" = None  # where the binding statement runs (set by the index)
     path: tuple[int, ...] = ()  # for UNPACK: the element's position in the target
     # for ``from M import n``: (level of the relative import, M, n); ``import M``: (0, M, None)
     source: tuple[int, str | None, str | None] | None = None
+    _scope: "weakref.ref[Scope] | None" = field(default=None, repr=False)
+
+    @property
+    def scope(self) -> "Scope | None":
+        """Where the binding statement runs (set by the index; held weakly, above)."""
+        ref = self._scope
+        return ref() if ref is not None else None
+
+    @scope.setter
+    def scope(self, scope: "Scope | None") -> None:
+        self._scope = weakref.ref(scope) if scope is not None else None
 
 
 @dataclass(eq=False)

@@ -9,6 +9,7 @@ either parser's error as a NAN001 finding.
 from __future__ import annotations
 
 import ast
+import copy
 import re
 import sys
 import warnings
@@ -73,7 +74,8 @@ def precheck(source: bytes | str) -> Checked:
         if "too many nested" in (err.msg or "") or _bracket_depth(source) > _MAX_BRACKETS:
             raise
         tree = _newer_blanked(source, text, err)
-        return Checked(tree, None, text) if tree is not None else Checked(None, err, text)
+        # kept without its traceback: its frames (and their callers') would be a cycle with it
+        return Checked(tree, None, text) if tree is not None else Checked(None, err.with_traceback(None), text)
     except (RecursionError, MemoryError):
         raise NestingTooDeep("expressions nested too deeply for the Python parser") from None
     except ValueError as err:  # "source code string cannot contain null bytes"
@@ -91,10 +93,10 @@ def parse(source: bytes | str, checked: Checked | None = None) -> cst.Module:
         if depth > MAX_DEPTH:
             raise NestingTooDeep(f"expressions nested more than {MAX_DEPTH} deep")
     if rejected is not None and not _may_be_newer(rejected, text):
-        raise rejected  # without libcst's parse of the whole file (34 s for 2 MB)
+        raise copy.copy(rejected)  # without libcst's parse of the whole file (34 s for 2 MB)
     module = fast_parse(source)
     if rejected is not None and not _newer_syntax(module, rejected):
-        raise rejected
+        raise copy.copy(rejected)  # a copy: raised, the error would hold the frames holding ``checked``
     return module
 
 

@@ -233,6 +233,26 @@ def parents(root: cst.CSTNode, formatting: bool = True) -> dict[int, cst.CSTNode
     return out
 
 
+class Parents:
+    """``node -> parent`` in the tree under ``root`` (None for the root, or a node not in it),
+    the map of :func:`parents` made on first use.  A callable of its own, not a method of the
+    model that asks, so what keeps it (a :class:`nanlint.source.positions.Positions`) does
+    not make a cycle with that model."""
+
+    __slots__ = ("_root", "_formatting", "_map")
+
+    def __init__(self, root: cst.CSTNode, formatting: bool = True) -> None:
+        self._root = root
+        self._formatting = formatting
+        self._map: dict[int, cst.CSTNode] | None = None
+
+    def __call__(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        found = self._map
+        if found is None:
+            found = self._map = parents(self._root, self._formatting)
+        return found.get(id(node))
+
+
 def parse(source: bytes | str) -> cst.Module:
     """``libcst.parse_module`` without re-validating every node it builds (:func:`building`)."""
     with building():
