@@ -1,8 +1,9 @@
 """A file's analysis makes no reference cycle, so reference counting frees its trees and
-models as soon as the file is done, and the collector finds next to nothing.
+models as soon as the file is done, and the collector, which a frozen heap runs rarely
+(``ast_tree.FROZEN_THRESHOLDS``), finds next to nothing.
 
 What refers back to the model that holds it does so weakly: a binding's scope
-(``resolve.Binding.scope``), a value's asking model and its steps' owner (``reach._Walk``), a
+(``scopes.Binding.scope``), a value's asking model and its steps' owner (``reach._Walk``), a
 line computed later (``differentiated._line_of``); a parent map is an object of its own
 (``walk.Parents``), not a bound method kept by the positions it serves; a rule walks a tree
 with a stack, not with a recursive closure or a visitor class made per call; a syntax error
@@ -23,6 +24,7 @@ import pytest
 
 from nanlint.lint.engine import Linter
 from nanlint.rules.base import all_rules
+from nanlint.source import ast_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -90,3 +92,13 @@ def test_a_syntax_error_and_a_large_file_leave_no_cycle(text):
     found = _cyclic_garbage(lambda: (linter.lint_source(text, "example.py"),
                                      linter.fix_source(text, "example.py", unsafe=False)))
     assert not found, f"reference cycles left: {found.most_common(8)}"
+
+
+def test_the_frozen_heap_runs_the_collector_less_often_and_gives_its_thresholds_back():
+    before = gc.get_threshold()
+    ast_tree.freeze_heap()
+    try:
+        assert gc.get_threshold() == ast_tree.FROZEN_THRESHOLDS != before
+    finally:
+        ast_tree.thaw_heap()
+    assert gc.get_threshold() == before

@@ -52,22 +52,37 @@ def compile_tree(source: str | bytes, kept: bool = False) -> ast.Module:
 # file's trees are built (this module's ``compile_tree(kept=True)``, ``walk.building``),
 # move them to the collector's permanent generation.
 FREEZE_TREES = False
+# The collector's thresholds under a frozen heap.  CPython's (700, 10, 10) collect the young
+# generation every 700 net allocations and the whole heap every 100 of those or so; with the
+# heap frozen the "old" generation is small, so a full collection comes about as often as its
+# threshold allows.  The analysis of a file makes no reference cycle (its models hold what
+# refers back to them weakly: ``tests/test_collector.py``), so nearly all of its objects are
+# freed by reference counting and a collection finds next to nothing: these thresholds make
+# them rare (the 2 MB module of 34,826 findings: 3.4 s of collections, 0.9 s).  The garbage
+# of each file is still collected before its trees are frozen (``compile_tree``).
+FROZEN_THRESHOLDS = (50_000, 20, 100)
+_THRESHOLDS: list[tuple[int, int, int]] = []  # what freeze_heap replaced, for thaw_heap
 
 
 def freeze_heap() -> None:
     """Keep the collector off what this process holds now and off each tree built from
     now on (none of it is garbage until the run ends): for a process that lints and exits,
-    or a run that ends with :func:`thaw_heap`."""
+    or a run that ends with :func:`thaw_heap`.  The collector runs less often meanwhile
+    (``FROZEN_THRESHOLDS``)."""
     global FREEZE_TREES
     gc.freeze()
     FREEZE_TREES = True
+    _THRESHOLDS.append(gc.get_threshold())
+    gc.set_threshold(*FROZEN_THRESHOLDS)
 
 
 def thaw_heap() -> None:
-    """Undo :func:`freeze_heap`: what it froze is the collector's again."""
+    """Undo :func:`freeze_heap`: what it froze is the collector's again, at its thresholds."""
     global FREEZE_TREES
     FREEZE_TREES = False
     gc.unfreeze()
+    if _THRESHOLDS:
+        gc.set_threshold(*_THRESHOLDS.pop())
 
 
 def ast_names(tree: ast.AST, ctx: type | None = None) -> set[str]:
