@@ -44,6 +44,7 @@ SOURCES = {
         "if __name__ == '__main__':\n    def main():\n        return 1\n    main()\n"
     ),
     "footer": "def f(x):\n    return x\n# a footer comment  # noqa\n\n",
+    "shared operators": "x = a + 1 if p[0] else -c\ny = {k: b + 2}\nz = [c][0] + d.e - (not f)\n",
 }
 
 
@@ -121,3 +122,42 @@ def test_the_linter_gives_positions_the_syntax_checks_tree(monkeypatch):
     result = Linter(all_rules()).lint_source(source, "f.py")
     assert [f.code for f in result.findings] == ["NAN101"] and result.findings[0].start[0] == 6
     assert parsed == []
+
+
+def _converted(text: str):
+    from nanlint.source import from_ast, syntax
+
+    checked = syntax.precheck(text)
+    return from_ast.convert(checked.tree, checked.text)
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_a_converted_modules_parents_are_found_from_the_statement_asked_about(name):
+    """``Parents`` with a converted module's places answers every node as the whole module's
+    map does (shared operators and brackets included), and a node of the last statement
+    without mapping the others."""
+    from nanlint.source.walk import Parents, child_fields
+
+    module, spans = _converted(SOURCES[name])
+    whole = parents(module, formatting=False)
+    last = Parents(module, formatting=False, spans=spans)
+    inner, stack = [], [module.body[-1]]  # its nodes, not below formatting fields (as the map)
+    while stack:
+        node = stack.pop()
+        inner.append(node)
+        for field in child_fields(type(node)):
+            value = getattr(node, field)
+            stack.extend(v for v in (value if isinstance(value, (list, tuple)) else [value])
+                         if isinstance(v, cst.CSTNode))
+    inner = inner[1:]
+    placed = [n for n in inner if id(n) in spans]  # what a rule asks about: nodes with a place
+    for node in placed:
+        assert last(node) is whole.get(id(node))
+    if len(module.body) > 1 and placed:
+        assert last._map is None  # only the last statement was mapped
+    for node in inner:  # then its operators and brackets, which other statements share
+        assert last(node) is whole.get(id(node)), type(node).__name__
+    every = Parents(module, formatting=False, spans=spans)
+    for node in [module] + _statement_nodes(module):
+        assert every(node) is whole.get(id(node)), type(node).__name__
+    assert every(cst.Name("elsewhere")) is None

@@ -40,7 +40,7 @@ class FileContext:
         self._spans = spans
         self._text = text  # the source ``module`` was parsed from, when the caller has it
         self._tree = tree  # CPython's tree of that source, when the caller has it (the syntax check's)
-        self._parents = Parents(module, formatting=spans is None)  # node -> parent, made on first use
+        self._parents = Parents(module, formatting=spans is None, spans=spans)  # node -> parent, made when asked
         self.path = path
         self.index = Index(module)
         self.settings = settings or {}

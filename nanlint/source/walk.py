@@ -16,6 +16,7 @@ them).
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import dataclasses
 import functools
@@ -234,23 +235,95 @@ def parents(root: cst.CSTNode, formatting: bool = True) -> dict[int, cst.CSTNode
 
 
 class Parents:
-    """``node -> parent`` in the tree under ``root`` (None for the root, or a node not in it),
-    the map of :func:`parents` made on first use.  A callable of its own, not a method of the
-    model that asks, so what keeps it (a :class:`nanlint.source.positions.Positions`) does
-    not make a cycle with that model."""
+    """``node -> parent`` in the tree under ``root`` (None for the root, or a node not in it).
+    A callable of its own, not a method of the model that asks, so what keeps it (a
+    :class:`nanlint.source.positions.Positions`) does not make a cycle with that model.
 
-    __slots__ = ("_root", "_formatting", "_map")
+    ``spans`` (a module made from CPython's tree, ``id(node) -> the CPython node it was made
+    from``): a node is looked up in the map of the top-level statement its place falls in,
+    made when first asked, so a finding in one function does not map the whole file.  An
+    operator or a bracket (:func:`shared_types`: the conversion makes one per module or per
+    node class, shared by every place that has one), a node with no place, and a node outside
+    the statement its place names are answered from the whole module's map, as without
+    ``spans``, made on first use (:func:`parents`)."""
 
-    def __init__(self, root: cst.CSTNode, formatting: bool = True) -> None:
+    __slots__ = ("_root", "_formatting", "_map", "_spans", "_part", "_walked", "_tops", "_starts")
+
+    def __init__(self, root: cst.CSTNode, formatting: bool = True, spans: dict | None = None) -> None:
         self._root = root
         self._formatting = formatting
         self._map: dict[int, cst.CSTNode] | None = None
+        self._spans = spans
+        self._part: dict[int, cst.CSTNode] = {}  # the maps of the statements walked so far
+        self._walked: set[int] = set()
+        self._tops: set[int] | None = None  # ids of the top-level statements
+        self._starts: list[tuple[int, int]] = []  # (line, column) where each top-level statement starts
 
     def __call__(self, node: cst.CSTNode) -> cst.CSTNode | None:
         found = self._map
+        if node is self._root:
+            return None
+        if found is None and self._spans is not None and type(node) not in shared_types():
+            got = self._part.get(id(node), _MISSING)
+            if got is not _MISSING:
+                return got  # type: ignore[return-value]
+            if self._tops is None:
+                self._index_statements()
+            if id(node) in self._tops:  # type: ignore[operator]
+                return self._root
+            stmt = self._statement_at(node)
+            if stmt is not None and id(stmt) not in self._walked:
+                self._walked.add(id(stmt))
+                self._part.update(parents(stmt, self._formatting))
+                got = self._part.get(id(node), _MISSING)
+                if got is not _MISSING:
+                    return got  # type: ignore[return-value]
         if found is None:
             found = self._map = parents(self._root, self._formatting)
         return found.get(id(node))
+
+    def _index_statements(self) -> None:
+        body = getattr(self._root, "body", ())
+        self._tops = {id(stmt) for stmt in body}
+        starts = []
+        for stmt in body:
+            made_from = self._spans.get(id(stmt))  # type: ignore[union-attr]
+            if made_from is None:
+                starts = []  # a statement with no place: none can be told by its place
+                break
+            decorators = getattr(made_from, "decorator_list", None)
+            first = decorators[0] if decorators else made_from
+            starts.append((first.lineno, first.col_offset))
+        self._starts = starts
+
+    def _statement_at(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The top-level statement whose place holds ``node``'s start (None when unknown)."""
+        made_from = self._spans.get(id(node))  # type: ignore[union-attr]
+        if made_from is None or not self._starts:
+            return None
+        i = bisect.bisect_right(self._starts, (made_from.lineno, made_from.col_offset)) - 1
+        return self._root.body[i] if i >= 0 else None  # type: ignore[attr-defined]
+
+
+_MISSING = object()
+
+
+@functools.lru_cache(maxsize=None)
+def shared_types() -> frozenset[type]:
+    """The node classes whose nodes a converted module shares between places: the operators
+    (one of each per module), and a field's default (brackets, dots, colons: a default
+    factory's node made once per node class, ``nanlint.source.make``, or libcst's own default)."""
+    out: set[type] = set()
+    bases = (cst.BaseBinaryOp, cst.BaseUnaryOp, cst.BaseCompOp, cst.BaseBooleanOp, cst.BaseAugOp)
+    for kind in (k for k in vars(cst).values() if isinstance(k, type) and issubclass(k, cst.CSTNode)):
+        if issubclass(kind, bases):
+            out.add(kind)
+        for f in dataclasses.fields(kind):
+            if f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+                out.add(type(f.default_factory()))  # type: ignore[misc]
+            elif isinstance(f.default, cst.CSTNode):  # one node, libcst's own default for every place
+                out.add(type(f.default))
+    return frozenset(out)
 
 
 def parse(source: bytes | str) -> cst.Module:
