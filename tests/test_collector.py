@@ -16,27 +16,13 @@ from __future__ import annotations
 import ast
 import collections
 import gc
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 
 from nanlint.lint.engine import Linter
 from nanlint.rules.base import all_rules
 from nanlint.source import ast_tree
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _snapshot():
-    name = "nanlint_snapshot"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / "snapshot.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+from test_snapshot import snapshot  # scripts/snapshot.py, loaded once: its cases are the pages, fixtures, examples
 
 
 def _ours(o: object) -> bool:
@@ -68,7 +54,7 @@ def test_linting_and_fixing_every_page_fixture_and_example_leaves_no_cycle():
     """Every rule page's blocks under every rule (the may tier and NAN002 included), the
     fixtures and the examples, linted with their fixes' edits and fixed: none leaves garbage
     that reference counting does not free."""
-    cases = [c for c in _snapshot().sources() if c[3] is None]
+    cases = [c for c in snapshot.sources() if c[3] is None]
     rules = all_rules()
     assert len(cases) > 300
 
