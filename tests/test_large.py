@@ -31,16 +31,14 @@ def chunked(text: str, target: int, source: bytes | None = None) -> chunks.Skele
 
 def summary(tree) -> tuple:
     """Per top-level statement: first line, last line, imports, names bound."""
-    firsts, lasts, imports, bound = large._statements(tree)
-    if not isinstance(tree, chunks.Skeleton):
-        bound = [() if not b else b[0] if len(b) == 1 else tuple(sorted(b)) for b in bound]
+    firsts, lasts, imports, bound = large.statement_lines(tree)  # the same form for both trees
     return list(firsts), list(lasts), set(imports), list(bound)
 
 
 def statement_starts(tree: ast.Module, text: str) -> set[int]:
     """The offsets of the lines where a top-level statement starts (its decorators included)."""
     starts = [0] + [m.end() for m in large._NEWLINE.finditer(text)]
-    return {starts[line - 1] for line in large._statements(tree)[0]}
+    return {starts[line - 1] for line in large.statement_lines(tree)[0]}
 
 
 def default_linter() -> Linter:

@@ -278,7 +278,7 @@ class Linter:
                 result.findings = sorted((self._to_finding(ctx, f, self.edits) for f in raw), key=Finding.sort_key)
                 crashes = ctx.crashes
             else:
-                crashes = self._lint_pieces(pieces, path, result, checked.tree)
+                crashes = self.lint_pieces(pieces, path, result, checked.tree)
         except _Unparsable as exc:  # a window of a large file
             result.findings = []
             return self._unparsable(result, exc.error, checked, source, path)
@@ -294,7 +294,7 @@ class Linter:
                 "those rules' findings in this file are missing; please report it"  # type: ignore[attr-defined]
         return result
 
-    def _lint_pieces(self, pieces: list[tuple], path: str, result: FileResult, tree) -> list[str]:
+    def lint_pieces(self, pieces: list[tuple], path: str, result: FileResult, tree) -> list[str]:
         """A large file's findings from its reduced text, or from each of its windows
         (:mod:`nanlint.source.large`), in the file's lines, with the edits that mean the same
         in the file (:mod:`nanlint.lint.large_fix`; ``tree``: the file's Skeleton).  A

@@ -55,7 +55,7 @@ from nanlint.source.ast_tree import ast_depth, chain_pairs, collector_paused, co
 from nanlint.source.cuts import COMMENT, Tokens, cuts, line_starts, lines_in
 from nanlint.source import large as _large
 from nanlint.source.body_cuts import BodySlices, accepted, body_cuts
-from nanlint.source.large import Outline, binds, outline
+from nanlint.source.large import Outline, outline
 
 TARGET = 300_000  # characters per chunk: a tree of ~30-60 MB
 BIG = 2  # times the target: a chunk (a statement) above that is split (compiled in slices) when it can be
@@ -186,7 +186,7 @@ def _take(skeleton: Skeleton, tree: ast.Module, offset: int) -> None:
             if type(stmt.value) in _CHAINS:  # type: ignore[attr-defined]
                 _scanned(stmt, body, offset)
             continue
-        _record(skeleton, stmt, _first(stmt) + offset, (stmt.end_lineno or stmt.lineno) + offset)
+        _record(skeleton, stmt, _large.first_line(stmt) + offset, (stmt.end_lineno or stmt.lineno) + offset)
         if isinstance(stmt, _COMPOUND):
             for node in statements([stmt]):
                 _scanned(node, body, offset)
@@ -213,21 +213,16 @@ def _scanned(node: ast.stmt, body: list, offset: int) -> None:
                              end_col_offset=node.end_col_offset))
 
 
-def _first(stmt: ast.stmt) -> int:
-    return min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
-
-
 def _record(skeleton: Skeleton, stmt: ast.stmt, first: int, last: int) -> None:
     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
         skeleton.imports.add(len(skeleton.firsts))
     elif last - first >= _large.LONG_LINES and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        found = outline(stmt, first - _first(stmt))  # a long def is cut (nanlint.source.large)
+        found = outline(stmt, first - _large.first_line(stmt))  # a long def is cut (nanlint.source.large)
         if found is not None:
             skeleton.outlines[len(skeleton.firsts)] = found
     skeleton.firsts.append(first)
     skeleton.lasts.append(last)
-    names = binds(stmt)
-    skeleton.binds.append(() if not names else next(iter(names)) if len(names) == 1 else tuple(sorted(names)))
+    skeleton.binds.append(_large.bound_names(stmt))
 
 
 # --- one statement larger than a chunk ---------------------------------------------
@@ -376,7 +371,7 @@ def _take_body(skeleton: Skeleton, text: str, slices: BodySlices, first_line: in
     assert head is not None
     skeleton.body.extend(body)
     skeleton.outlines[len(skeleton.firsts)] = Outline(head.first, head.head_last, last, head.name, head.reads,
-                                                      head.indent, parts)
+                                                      head.indent, parts, is_class=head.is_class)
     skeleton.firsts.append(head.first)
     skeleton.lasts.append(last)
     skeleton.binds.append(head.name)

@@ -108,6 +108,20 @@ def windows(tree: ast.Module, text: str, names: frozenset[str],
     return out
 
 
+def piece(tree, text: str, lo: int, hi: int) -> tuple[str, list[int]] | None:
+    """What to analyse for the top-level statements on lines ``lo`` to ``hi`` of ``text`` (an
+    edited run of them, :mod:`nanlint.lint.incremental`): they, the imports and the statements
+    binding what they read, as for a window (:func:`windows`); None when no statement starts
+    there.  ``tree``: what :func:`statement_lines` reads of ``text``'s tree (a Skeleton will do)."""
+    plan = _Plan(tree, text, frozenset())
+    group = [i for i in range(len(plan.firsts)) if lo <= plan.firsts[i] <= hi and i not in plan.heads]
+    if not group:
+        return None
+    seeds = sorted(plan.imports) + group
+    return plan.closure(seeds, 2 * WINDOW) or plan.closure(seeds, 2 * WINDOW, (group[0], group[-1])) or \
+        plan.render(plan.complete(set(seeds)))
+
+
 class _Plan:
     """The units of a large text (its top-level statements; a long def's or class's header and
     body statements instead of it, :class:`Outline`), the lines that mention ``names``, and the
@@ -115,7 +129,7 @@ class _Plan:
 
     def __init__(self, tree: ast.Module, text: str, names: frozenset[str]) -> None:
         self.text = text
-        firsts, lasts, imports, bound = _statements(tree)
+        firsts, lasts, imports, bound = statement_lines(tree)
         starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]  # line n starts at starts[n - 1]
         if starts[-1] < len(text):
             starts.append(len(text))
@@ -292,18 +306,18 @@ class _Plan:
         return "".join(out), rows
 
 
-def _statements(tree: ast.Module):
+def statement_lines(tree: ast.Module):
     """Per top-level statement: first line (decorators included), last line, the
     indices of the imports, the names bound (() / a name / a tuple of names)."""
     if hasattr(tree, "firsts"):  # a chunks.Skeleton
         return tree.firsts, tree.lasts, tree.imports, tree.binds  # type: ignore[attr-defined]
     firsts, lasts, imports, bound = [], [], set(), []
     for i, stmt in enumerate(tree.body):
-        firsts.append(min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())]))
+        firsts.append(first_line(stmt))
         lasts.append(stmt.end_lineno or stmt.lineno)
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             imports.add(i)
-        bound.append(tuple(binds(stmt)))
+        bound.append(bound_names(stmt))
     return firsts, lasts, imports, bound
 
 
@@ -332,12 +346,14 @@ class Outline:
     annotations, bases), its body's indentation and, per body statement, ``(first, last, names
     bound, kept with the header)`` or the :class:`Outline` of a def or class of ``LONG_LINES``."""
 
-    __slots__ = ("first", "head_last", "last", "name", "reads", "indent", "parts", "kept")
+    __slots__ = ("first", "head_last", "last", "name", "reads", "indent", "parts", "kept", "is_class")
 
-    def __init__(self, first, head_last, last, name, reads, indent, parts, kept: bool = False) -> None:
+    def __init__(self, first, head_last, last, name, reads, indent, parts, kept: bool = False,
+                 is_class: bool = False) -> None:
         self.first, self.head_last, self.last, self.name = first, head_last, last, name
         self.reads, self.indent, self.parts = reads, indent, parts
         self.kept = kept  # kept with its parent's header (a class's ``__init__``)
+        self.is_class = is_class
 
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -354,23 +370,32 @@ def outline(stmt: ast.stmt, offset: int = 0) -> Outline | None:
     if body_first <= stmt.lineno:
         return None
     indent = min([head.col_offset] + [d.col_offset - 1 for d in decorators])
-    parts: list = []
     is_class = isinstance(stmt, ast.ClassDef)
-    for s in stmt.body:
-        first, last = _first(s) + offset, (s.end_lineno or s.lineno) + offset
-        always = isinstance(s, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)) or is_class and (
-            not isinstance(s, (ast.ClassDef,) + _DEFS) or isinstance(s, _DEFS) and s.name == "__init__")
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and last - first >= LONG_LINES:
-            o = outline(s, offset)
-            if o is not None:
-                o.kept = always
-                parts.append(o)
-                continue
-        names = binds(s)
-        parts.append((first, last, () if not names else next(iter(names)) if len(names) == 1
-                      else tuple(sorted(names)), always))
-    return Outline(_first(stmt) + offset, body_first - 1 + offset, (stmt.end_lineno or stmt.lineno) + offset,
-                   stmt.name, _header_reads(stmt), indent, parts)
+    parts = [part(s, offset, is_class) for s in stmt.body]
+    return Outline(first_line(stmt) + offset, body_first - 1 + offset, (stmt.end_lineno or stmt.lineno) + offset,
+                   stmt.name, _header_reads(stmt), indent, parts, is_class=is_class)
+
+
+def part(s: ast.stmt, offset: int, in_class: bool):
+    """A body statement's entry in its def's or class's :class:`Outline` (its lines ``offset``
+    below the file's): ``(first, last, names bound, kept with the header)``, or the Outline of
+    a def or class of ``LONG_LINES`` lines or more."""
+    first, last = first_line(s) + offset, (s.end_lineno or s.lineno) + offset
+    always = isinstance(s, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)) or in_class and (
+        not isinstance(s, (ast.ClassDef,) + _DEFS) or isinstance(s, _DEFS) and s.name == "__init__")
+    if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and last - first >= LONG_LINES:
+        o = outline(s, offset)
+        if o is not None:
+            o.kept = always
+            return o
+    return first, last, bound_names(s), always
+
+
+def bound_names(stmt: ast.stmt):
+    """The names a statement binds (:func:`binds`) as a unit keeps them: (), a name, or a
+    sorted tuple of names."""
+    names = binds(stmt)
+    return () if not names else next(iter(names)) if len(names) == 1 else tuple(sorted(names))
 
 
 def _header_reads(stmt) -> frozenset[str]:
@@ -385,7 +410,7 @@ def _header_reads(stmt) -> frozenset[str]:
     return frozenset(name for node in nodes for name in ast_names(node))
 
 
-def _first(stmt: ast.stmt) -> int:
+def first_line(stmt: ast.stmt) -> int:
     return min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
 
 
@@ -394,7 +419,7 @@ def module_binds(tree: ast.Module) -> frozenset[str]:
     and those a ``global`` statement names anywhere in it (``tree``: a Skeleton or CPython's
     tree of the file's text)."""
     out: set[str] = set()
-    for names in _statements(tree)[3]:
+    for names in statement_lines(tree)[3]:
         out.update((names,) if isinstance(names, str) else names)
     text = getattr(tree, "text", None)
     if text is not None:
