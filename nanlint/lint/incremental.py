@@ -1,0 +1,313 @@
+"""An edited text's findings from the statements the edit touched (issue 22: the editor
+answers an edit of a large document in well under a second, whatever the document holds).
+
+A document's last analysis leaves a :class:`Snapshot`: its text, its findings and its
+top-level statements' lines (:class:`Units`, what :mod:`nanlint.source.large` reads of a
+tree).  An edit changes a run of lines (the two texts share the lines before and after
+it).  The *region* is the statements around it: the one the change starts in (or follows:
+a line added at the end of a def), through the last one it reaches.  The region's new text
+is compiled alone; text that compiles alone between unchanged top-level statements is a
+whole run of statements, so the document's other statements are what they were, moved by
+the lines the edit added, and the new text needs no parse of its own.  The region is
+linted as a large file's window is (:func:`nanlint.source.large.piece`: with the imports
+and the statements binding what it reads), its findings replace the region's old ones,
+and the others move with their lines.
+
+That is the large-file reduction's approximation: a value that reaches the region through
+more than two names, or a finding elsewhere that the edit would change (a function whose
+gradient the edited one now takes), is not seen.  The server publishes it at once and the
+whole text's analysis after a quiet spell (:mod:`nanlint.server.lsp`).  :func:`relint` says
+None (analyse the whole text) when the region does not compile alone (the edit opened a
+bracket or a string, indented a statement, wrote ``else:``), when it is longer than
+``MAX_REGION`` characters, or when a rule judges directives (NAN002 reads the whole file).
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import copy
+import re
+from dataclasses import dataclass, field
+
+from nanlint.findings import Edit, FileResult, Finding
+from nanlint.lint.engine import Linter
+from nanlint.source import chunks, large
+from nanlint.source.ast_tree import compile_tree
+
+MAX_REGION = 200_000  # characters: an edited region longer than this is analysed with the whole text
+
+
+@dataclass
+class Units:
+    """A text's top-level statements as :mod:`nanlint.source.large` reads a tree: per
+    statement its first line (decorators included), its last line, the names it binds;
+    the indices of the imports; the outlines of long defs (a Skeleton's)."""
+
+    firsts: list[int]
+    lasts: list[int]
+    imports: set[int]
+    binds: list
+    outlines: dict = field(default_factory=dict)
+    # the text, while a reduction of it is linted (``large.module_binds`` reads its ``global``
+    # statements); never kept with a snapshot
+    text: str | None = None
+
+
+@dataclass
+class Snapshot:
+    """What the last analysis of a document leaves for the next edit."""
+
+    text: str
+    units: Units
+    findings: list[Finding]
+
+
+def units_of(tree: ast.Module) -> Units:
+    """The :class:`Units` of CPython's tree of a text, or of a large file's Skeleton."""
+    if isinstance(tree, chunks.Skeleton):
+        return Units(list(tree.firsts), list(tree.lasts), set(tree.imports), list(tree.binds), dict(tree.outlines))
+    firsts, lasts, imports, binds = large.statement_lines(tree)
+    return Units(firsts, lasts, set(imports), list(binds))
+
+
+def lines_of(text: str) -> list[str]:
+    """``text``'s lines as CPython numbers them, each with its line break."""
+    out = large.LINES.findall(text)
+    if out and out[-1] == "":
+        out.pop()
+    return out
+
+
+@dataclass
+class Region:
+    """The statements an edit touched: their old lines ``old_first``..``old_last``, the
+    same run's lines ``old_first``..``new_last`` in the new text, and the units they were,
+    ``lo``..``hi``: top-level statements, or, ``inside`` a long def (the path of indices to
+    its :class:`large.Outline`: a unit's, then its parts'), the parts of its body."""
+
+    old_first: int
+    old_last: int
+    new_last: int
+    lo: int
+    hi: int
+    inside: tuple[int, ...] = ()
+    indent: str = ""  # the indentation of that body's statements
+    changed: int = 0  # the last old line the edit changed: those below it moved by ``delta``
+
+    @property
+    def delta(self) -> int:
+        return self.new_last - self.old_last
+
+
+def _first(entry) -> int:
+    return entry.first if isinstance(entry, large.Outline) else entry[0]
+
+
+def _last(entry) -> int:
+    return entry.last if isinstance(entry, large.Outline) else entry[1]
+
+
+def region(units: Units, old: list[str], new: list[str]) -> Region | None:
+    """Where the lines ``new`` differ from ``old``, widened to whole statements (those of a
+    def's body, when the change lies in the body of a def longer than ``MAX_REGION``); None
+    when they do not differ."""
+    n_old, n_new = len(old), len(new)
+    p = 0
+    while p < n_old and p < n_new and old[p] == new[p]:
+        p += 1
+    if p == n_old == n_new:
+        return None
+    s = 0
+    while s < n_old - p and s < n_new - p and old[n_old - 1 - s] == new[n_new - 1 - s]:
+        s += 1
+    first, last = p + 1, n_old - s  # the old lines changed (none, last < first: lines inserted)
+    reach = max(first, last)
+    firsts, lasts = units.firsts, units.lasts
+    lo = bisect.bisect_right(firsts, first) - 1  # the statement the change starts in, or follows
+    hi = bisect.bisect_right(firsts, reach) - 1
+    start, end = (firsts[lo] if lo >= 0 else 1), (lasts[hi] if hi >= 0 else 0)
+    inside: list[int] = []
+    indent = ""
+    entry = units.outlines.get(lo) if lo == hi else None
+    while entry is not None and entry.head_last < first and reach <= entry.last and \
+            sum(map(len, old[entry.first - 1:entry.last])) > MAX_REGION:
+        inside.append(lo)
+        indent = _indent(old[entry.head_last]) if entry.head_last < n_old else ""
+        heads = [_first(e) for e in entry.parts]
+        lo, hi = bisect.bisect_right(heads, first) - 1, bisect.bisect_right(heads, reach) - 1
+        start = heads[lo] if lo >= 0 else entry.head_last + 1
+        end = _last(entry.parts[hi]) if hi >= 0 else 0
+        entry = entry.parts[lo] if lo == hi and lo >= 0 and isinstance(entry.parts[lo], large.Outline) else None
+    old_last = max(last, first - 1, end)
+    return Region(start, old_last, old_last + n_new - n_old, max(lo, 0), hi, tuple(inside), indent, last)
+
+
+@dataclass
+class Change:
+    """What an edit changed: the region, its findings (in the new text's lines), and the new
+    text's statements.  Computed where the analysis runs; :meth:`applied` to the snapshot of
+    the text before, where that is kept (the server: only the region's findings cross)."""
+
+    where: Region | None  # None: the text did not change
+    found: list[Finding]
+    units: Units
+
+    def applied(self, old: Snapshot, text: str) -> Snapshot:
+        """The snapshot of ``text``: ``old``'s findings outside the region (those below it
+        moved), the region's own."""
+        where = self.where
+        if where is None:
+            return Snapshot(text, old.units, old.findings)
+        before = [_moved(f, 0, where) for f in old.findings if f.start[0] < where.old_first]
+        after = [_moved(f, where.delta, where) for f in old.findings if f.start[0] > where.old_last]
+        return Snapshot(text, self.units, before + self.found + after)
+
+
+def relint(linter: Linter, path: str, old: Snapshot, text: str) -> Snapshot | None:
+    """The findings and statements of ``text``, an edit of ``old.text``, from the region the
+    edit touched; None where the whole text must be analysed (see the module docstring)."""
+    change = changed(linter, path, old, text)
+    return change.applied(old, text) if change is not None else None
+
+
+def changed(linter: Linter, path: str, old: Snapshot, text: str) -> Change | None:
+    """The :class:`Change` an edit of ``old.text`` into ``text`` made; None where the whole text
+    must be analysed."""
+    if linter.judges_noqa:
+        return None
+    new_lines = lines_of(text)
+    where = region(old.units, lines_of(old.text), new_lines)
+    if where is None:
+        return Change(None, [], old.units)
+    source = "".join(new_lines[where.old_first - 1:where.new_last])
+    if len(source) > MAX_REGION:
+        return None
+    statements = _compiled(source, where, new_lines, old.units)
+    if statements is None:
+        return None  # the edit is not a run of whole statements (yet)
+    units = _spliced(old.units, where, statements)
+    found: list[Finding] = []
+    if statements:
+        units.text = text
+        try:
+            piece = large.piece(units, text, where.old_first, where.new_last)
+            if piece is None:
+                return None  # no unit of the reduction starts there (a def it does not cut)
+            result = FileResult(path)
+            own = frozenset(range(where.old_first, where.new_last + 1))
+            if linter.lint_pieces([(*piece, own)], path, result, units):
+                return None  # a rule crashed: the whole text's analysis says so
+            found = [f for f in result.findings if f.start[0] in own]
+        except Exception:  # noqa: BLE001 - whatever this path cannot do, the whole analysis does
+            return None
+        finally:
+            units.text = None
+    return Change(where, found, units)
+
+
+def _compiled(source: str, where: Region, lines: list[str], units: Units) -> list | None:
+    """The region's statements (top-level ones, or a long def's body statements, each with
+    its lines in the new text), from compiling its text alone; None when it does not compile
+    so (a body's text compiles under ``if 1:``, each statement at the body's indentation)."""
+    try:
+        if not where.inside:
+            tree = compile_tree(source)
+            return [(s, where.old_first - 1) for s in tree.body]
+        indent = where.indent
+        if not indent:
+            return None
+        body = source if source.endswith(("\n", "\r")) or not source else source + "\n"
+        tree = compile_tree("if 1:\n" + body + indent + "pass\n")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.If):
+        return None
+    offset = where.old_first - 2
+    out = tree.body[0].body[:-1]  # the pass that lets a region of comments compile
+    for stmt in out:
+        row = large.first_line(stmt) + offset
+        if _indent(lines[row - 1]) != indent:
+            return None
+    return [(s, offset) for s in out]
+
+
+def _indent(line: str) -> str:
+    return line[:len(line) - len(line.lstrip(" \t"))]
+
+
+def _spliced(units: Units, where: Region, statements: list) -> Units:
+    """``units`` with the region's statements replaced by ``statements`` (with the offset of
+    their lines) and those after it moved by the lines the edit added."""
+    lo, hi, delta = where.lo, where.hi, where.delta
+    if where.inside:
+        top = where.inside[0]
+        moved = _spliced_outline(units.outlines[top], where.inside[1:], where, statements)
+        lo = hi = top
+        firsts, lasts, binds = units.firsts[:top + 1], units.lasts[:top] + [moved.last], units.binds[:top + 1]
+        imports = {i for i in units.imports if i <= top}
+        outlines = {i: o for i, o in units.outlines.items() if i < top}
+        outlines[top] = moved
+    else:
+        firsts, lasts, binds = units.firsts[:lo], units.lasts[:lo], units.binds[:lo]
+        imports = {i for i in units.imports if i < lo}
+        outlines = {i: o for i, o in units.outlines.items() if i < lo}
+        for stmt, offset in statements:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                imports.add(len(firsts))
+            firsts.append(large.first_line(stmt) + offset)
+            lasts.append((stmt.end_lineno or stmt.lineno) + offset)
+            binds.append(large.bound_names(stmt))
+    shift = len(firsts) - (hi + 1)  # old index -> new index, after the region
+    firsts += [r + delta for r in units.firsts[hi + 1:]]
+    lasts += [r + delta for r in units.lasts[hi + 1:]]
+    binds += units.binds[hi + 1:]
+    imports.update(i + shift for i in units.imports if i > hi)
+    outlines.update((i + shift, _moved_outline(o, delta)) for i, o in units.outlines.items() if i > hi)
+    return Units(firsts, lasts, imports, binds, outlines)
+
+
+def _spliced_outline(o: large.Outline, path: tuple[int, ...], where: Region, statements: list) -> large.Outline:
+    """``o`` with the region's body statements replaced (``path``: the parts down to the
+    outline whose body holds them), its last line and the parts after them moved."""
+    delta = where.delta
+    if path:
+        j = path[0]
+        parts = o.parts[:j] + [_spliced_outline(o.parts[j], path[1:], where, statements)] + \
+            [_moved_part(p, delta) for p in o.parts[j + 1:]]
+    else:
+        in_class = o.is_class
+        parts = o.parts[:where.lo] + [large.part(s, offset, in_class) for s, offset in statements] + \
+            [_moved_part(p, delta) for p in o.parts[where.hi + 1:]]
+    return large.Outline(o.first, o.head_last, o.last + delta, o.name, o.reads, o.indent, parts, o.kept,
+                         o.is_class)
+
+
+def _moved_part(p, delta: int):
+    return _moved_outline(p, delta) if isinstance(p, large.Outline) else (p[0] + delta, p[1] + delta, *p[2:])
+
+
+def _moved_outline(o: large.Outline, delta: int) -> large.Outline:
+    parts = [_moved_part(p, delta) for p in o.parts]
+    return large.Outline(o.first + delta, o.head_last + delta, o.last + delta, o.name, o.reads, o.indent, parts,
+                         o.kept)
+
+
+def _moved(f: Finding, delta: int, where: Region) -> Finding:
+    """``f`` on its line ``delta`` lines down (its fix's edits with it), and the lines its
+    message names below the edit (``the GradientTape on line 9``) moved with theirs."""
+    message = f.message
+    if where.delta and "line " in message:
+        message = _LINE.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + where.delta}"
+                            if int(m.group(2)) > where.changed else m.group(0), message)
+    if not delta and message is f.message:
+        return f
+    g = copy.copy(f)
+    g.message = message
+    if delta:
+        g.start, g.end = (f.start[0] + delta, f.start[1]), (f.end[0] + delta, f.end[1])
+        g.edits = [Edit(e.content, (e.start[0] + delta, e.start[1]), (e.end[0] + delta, e.end[1])) for e in f.edits]
+    return g
+
+
+_LINE = re.compile(r"(\bline )(\d+)\b")  # a line a message names: "assigned on line 12", "(line 40)"
