@@ -357,3 +357,48 @@ def test_diagnostics_split_the_document_once_and_count_columns_in_utf16(tmp_path
     assert len(reads) == 1
     assert [d.range.start.line for d in diags] == list(range(n))
     assert {(d.range.start.character, d.range.end.character) for d in diags} == {(col, col + 9)}  # the emoji: 2 units
+
+
+@pytest.mark.asyncio
+async def test_an_edit_of_a_large_document_is_answered_from_what_it_touched(client: LanguageClient, tmp_path):
+    """A document of INCREMENTAL_MIN characters or more: an edit's diagnostics come first from
+    the statements it touched (nanlint.lint.incremental), then from the whole document's
+    analysis of the same version, once edits stop; both the same here."""
+    from nanlint.server.lsp import INCREMENTAL_MIN
+
+    seen = record_diagnostics(client)
+    n = INCREMENTAL_MIN // 30 + 1
+    text = "import torch\nimport torch.nn.functional as F\n\n\n" + \
+        "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(n))
+    assert len(text) >= INCREMENTAL_MIN
+    uri = open_text(client, tmp_path / "large.py", text)
+    assert not (await published(seen, uri, 1)).diagnostics
+    lines = text.splitlines(keepends=True)
+    middle = 4 + 4 * (n // 2)
+    new = "".join(lines[:middle]) + "def loss(z):\n    return torch.log(F.softmax(z, dim=1))\n\n\n" + \
+        "".join(lines[middle:])
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(version=2, uri=uri), [types.TextDocumentContentChangeWholeDocument(text=new)]))
+    first = await published(seen, uri, 2)
+    [diag] = first.diagnostics
+    assert diag.code == "NAN101" and diag.range.start.line == middle + 1
+    for _ in range(2400):  # the whole document's analysis, after the quiet spell
+        both = [p for p in seen if p.uri == uri and p.version == 2]
+        if len(both) == 2:
+            break
+        await asyncio.sleep(0.05)
+    assert len(both) == 2, "the edit's analysis was not followed by the whole document's"
+    assert both[1].diagnostics == first.diagnostics
+
+
+@pytest.mark.asyncio
+async def test_a_background_analysis_runs_at_a_lower_priority():
+    """The whole document's analysis after an edit's runs niced (worker.run(nice=)), so the
+    analyses of the edits that come meanwhile get the CPU first."""
+    from nanlint.server import worker
+
+    if not worker.CAN_FORK:
+        pytest.skip("no fork: the call runs in a thread of the server")
+    base = os.nice(0)
+    assert await worker.run(os.nice, 0).future == base
+    assert await worker.run(os.nice, 0, nice=5).future == min(base + 5, 19)

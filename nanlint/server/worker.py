@@ -38,24 +38,26 @@ class WorkerError(Exception):
 class Job:
     """One call of ``fn(*args)`` in a child process; ``future`` gets its value."""
 
-    def __init__(self, fn: Callable[..., Any], args: tuple) -> None:
+    def __init__(self, fn: Callable[..., Any], args: tuple, nice: int = 0) -> None:
         self.loop = asyncio.get_running_loop()
         self.future: asyncio.Future = self.loop.create_future()
         self.pid: int | None = None
         self.fd: int | None = None
         self.chunks: list[bytes] = []
         if CAN_FORK:
-            self._fork(fn, args)
+            self._fork(fn, args, nice)
         else:
             self.loop.run_in_executor(None, _call, fn, args).add_done_callback(self._threaded)
 
     # --- the child ------------------------------------------------------------------------
-    def _fork(self, fn: Callable[..., Any], args: tuple) -> None:
+    def _fork(self, fn: Callable[..., Any], args: tuple, nice: int) -> None:
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: compute, write, leave without running anything of the parent's
             try:
                 os.close(read)
+                if nice:
+                    os.nice(nice)
                 # as the command line's workers do: what the child inherits is never its
                 # garbage, and each tree it parses is not either (it exits after one call),
                 # so no collection scans them
@@ -88,7 +90,9 @@ class Job:
             self.chunks.append(chunk)
             return
         try:  # end of file: the child wrote everything (or died)
-            outcome = pickle.loads(b"".join(self.chunks))
+            # a result of 35,000 findings: 0.34 s with the collector walking the heap as it is built, 0.08 s without
+            with ast_tree.collector_paused():
+                outcome = pickle.loads(b"".join(self.chunks))
         except Exception:  # noqa: BLE001 - killed or crashed before it wrote a whole result
             outcome = ("error", "the analysis process died (out of memory?)")
         self._finish(outcome, None)
@@ -148,6 +152,7 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
 
 
-def run(fn: Callable[..., Any], *args: Any) -> Job:
-    """Start ``fn(*args)`` in a child process (a thread where there is no fork)."""
-    return Job(fn, args)
+def run(fn: Callable[..., Any], *args: Any, nice: int = 0) -> Job:
+    """Start ``fn(*args)`` in a child process (a thread where there is no fork); ``nice``:
+    its priority lowered by that much (work that may wait for the analyses an edit needs)."""
+    return Job(fn, args, nice)
