@@ -164,3 +164,18 @@ def test_an_edit_in_a_long_def_is_relinted_from_its_body_statements(monkeypatch)
     assert keys(again.findings) == keys(snapshot(lint, edit(new, row + 100, delete=1)).findings)
     # a body line dedented out of the def is no run of its body's statements
     assert incremental.relint(lint, "t.py", before, edit(text, row, "y = 1\n")) is None
+
+
+def test_the_fixes_around_a_line_are_those_of_the_whole_analysis():
+    """A quick fix in a large document: the statements around the request linted as a window,
+    their fixes' edits built (libcst parses the window), the same as the whole text's."""
+    lint, editing = linter(), linter(edits=True)
+    before = snapshot(lint, SOURCE)
+    whole = editing.lint_source(SOURCE.encode(), "t.py").findings
+    for row in (10, 30, 40):
+        near = incremental.around(editing, "t.py", before, row, row)
+        assert near and all(f.edits for f in near)
+        first, last = incremental.statement_rows(before, incremental.lines_of(SOURCE), row)
+        assert (first, last) == (row - 3, row)  # the def whose return it is
+        assert [(f.code, f.start, f.message, f.edits) for f in near] == \
+            [(f.code, f.start, f.message, f.edits) for f in whole if first <= f.start[0] <= last]

@@ -402,3 +402,29 @@ async def test_a_background_analysis_runs_at_a_lower_priority():
     base = os.nice(0)
     assert await worker.run(os.nice, 0).future == base
     assert await worker.run(os.nice, 0, nice=5).future == min(base + 5, 19)
+
+
+@pytest.mark.asyncio
+async def test_quick_fixes_in_a_large_document_are_those_of_a_small_one(client: LanguageClient, tmp_path):
+    """In a large document the quick fix's edits and the noqa line come from the statement
+    around the finding (lint/incremental.around, statement_rows), not the whole document:
+    the same actions as for the function alone in a small document, on its lines."""
+    from nanlint.server.lsp import INCREMENTAL_MIN
+
+    n = INCREMENTAL_MIN // 30 + 1
+    head, hazard = HAZARD.split("\n\n\n", 1)  # the imports; the function
+    filler = [f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(n)]
+    text = head + "\n\n\n" + "".join(filler[:n // 2]) + hazard + "\n\n" + "".join(filler[n // 2:])
+    [diag] = await open_doc(client, tmp_path / "large.py", text)
+    row = diag.range.start.line
+    assert text.splitlines()[row].strip() == "return torch.log(F.softmax(z, dim=1))"
+    [small] = await open_doc(client, tmp_path / "small.py", HAZARD)
+    large_actions = await actions(client, tmp_path / "large.py", row)
+    small_actions = await actions(client, tmp_path / "small.py", small.range.start.line)
+    assert [a.title for a in large_actions] == [a.title for a in small_actions]
+    for big, little in zip(large_actions, small_actions):
+        if big.kind == types.CodeActionKind.QuickFix:
+            [edit] = edits_of(big)
+            [other] = edits_of(little)
+            assert edit.new_text == other.new_text
+            assert edit.range.start.line - other.range.start.line == row - small.range.start.line

@@ -29,6 +29,7 @@ import bisect
 import copy
 import re
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from nanlint.findings import Edit, FileResult, Finding
 from nanlint.lint.engine import Linter
@@ -121,26 +122,73 @@ def region(units: Units, old: list[str], new: list[str]) -> Region | None:
     s = 0
     while s < n_old - p and s < n_new - p and old[n_old - 1 - s] == new[n_new - 1 - s]:
         s += 1
-    first, last = p + 1, n_old - s  # the old lines changed (none, last < first: lines inserted)
+    where = widened(units, old, p + 1, n_old - s)  # the old lines changed (none, last < first: lines inserted)
+    where.new_last = where.old_last + n_new - n_old
+    return where
+
+
+def widened(units: Units, lines: Sequence[str], first: int, last: int) -> Region:
+    """Lines ``first``..``last`` of the text whose ``lines`` and ``units`` these are (none,
+    ``last < first``: a place between lines), widened to the statements they fall in, the one
+    before a place between statements with them."""
     reach = max(first, last)
     firsts, lasts = units.firsts, units.lasts
-    lo = bisect.bisect_right(firsts, first) - 1  # the statement the change starts in, or follows
+    lo = bisect.bisect_right(firsts, first) - 1  # the statement the lines start in, or follow
     hi = bisect.bisect_right(firsts, reach) - 1
     start, end = (firsts[lo] if lo >= 0 else 1), (lasts[hi] if hi >= 0 else 0)
     inside: list[int] = []
     indent = ""
     entry = units.outlines.get(lo) if lo == hi else None
     while entry is not None and entry.head_last < first and reach <= entry.last and \
-            sum(map(len, old[entry.first - 1:entry.last])) > MAX_REGION:
+            sum(map(len, lines[entry.first - 1:entry.last])) > MAX_REGION:
         inside.append(lo)
-        indent = _indent(old[entry.head_last]) if entry.head_last < n_old else ""
+        indent = _indent(lines[entry.head_last]) if entry.head_last < len(lines) else ""
         heads = [_first(e) for e in entry.parts]
         lo, hi = bisect.bisect_right(heads, first) - 1, bisect.bisect_right(heads, reach) - 1
         start = heads[lo] if lo >= 0 else entry.head_last + 1
         end = _last(entry.parts[hi]) if hi >= 0 else 0
         entry = entry.parts[lo] if lo == hi and lo >= 0 and isinstance(entry.parts[lo], large.Outline) else None
     old_last = max(last, first - 1, end)
-    return Region(start, old_last, old_last + n_new - n_old, max(lo, 0), hi, tuple(inside), indent, last)
+    return Region(start, old_last, old_last, max(lo, 0), hi, tuple(inside), indent, last)
+
+
+def statement_rows(snapshot: Snapshot, lines: Sequence[str], row: int) -> tuple[int, int]:
+    """The first and last line of the statement line ``row`` of the snapshot's text is in (a
+    body statement of a def longer than ``MAX_REGION``): what ``# noqa`` on that line needs
+    tokenized, not the whole text (0.5 s for 300 KB)."""
+    where = widened(snapshot.units, lines, row, row)
+    return where.old_first, where.old_last
+
+
+def around(linter: Linter, path: str, snapshot: Snapshot, first: int, last: int) -> list[Finding] | None:
+    """The findings of the statements on lines ``first``..``last`` of the snapshot's text,
+    linted as a window of them (:func:`nanlint.source.large.piece`), with their fixes' edits
+    when ``linter`` builds them: a quick fix in a large document, without its whole analysis.
+    None when no statement starts there or the window's analysis cannot say."""
+    lines = lines_of(snapshot.text)
+    where = widened(snapshot.units, lines, first, last)
+    if sum(map(len, lines[where.old_first - 1:where.old_last])) > MAX_REGION:
+        return None
+    return _linted(linter, path, snapshot.text, snapshot.units, where.old_first, where.old_last)
+
+
+def _linted(linter: Linter, path: str, text: str, units: Units, first: int, last: int) -> list[Finding] | None:
+    """The findings on lines ``first``..``last`` of ``text`` (``units``: its statements),
+    from linting those statements as a window; None when that cannot be done."""
+    units.text = text
+    try:
+        piece = large.piece(units, text, first, last)
+        if piece is None:
+            return None  # no unit of the reduction starts there (a def it does not cut)
+        result = FileResult(path)
+        own = frozenset(range(first, last + 1))
+        if linter.lint_pieces([(*piece, own)], path, result, units):
+            return None  # a rule crashed: the whole text's analysis says so
+        return [f for f in result.findings if f.start[0] in own]
+    except Exception:  # noqa: BLE001 - whatever this path cannot do, the whole analysis does
+        return None
+    finally:
+        units.text = None
 
 
 @dataclass
@@ -187,22 +235,11 @@ def changed(linter: Linter, path: str, old: Snapshot, text: str) -> Change | Non
     if statements is None:
         return None  # the edit is not a run of whole statements (yet)
     units = _spliced(old.units, where, statements)
-    found: list[Finding] = []
+    found: list[Finding] | None = []
     if statements:
-        units.text = text
-        try:
-            piece = large.piece(units, text, where.old_first, where.new_last)
-            if piece is None:
-                return None  # no unit of the reduction starts there (a def it does not cut)
-            result = FileResult(path)
-            own = frozenset(range(where.old_first, where.new_last + 1))
-            if linter.lint_pieces([(*piece, own)], path, result, units):
-                return None  # a rule crashed: the whole text's analysis says so
-            found = [f for f in result.findings if f.start[0] in own]
-        except Exception:  # noqa: BLE001 - whatever this path cannot do, the whole analysis does
+        found = _linted(linter, path, text, units, where.old_first, where.new_last)
+        if found is None:
             return None
-        finally:
-            units.text = None
     return Change(where, found, units)
 
 

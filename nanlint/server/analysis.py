@@ -122,6 +122,21 @@ def analyse_edit(path: Path, base: incremental.Snapshot, text: str, settings: Se
     return Analysis(path, unsafe=project.unsafe, change=change)
 
 
+def fixes_around(path: Path, snapshot: incremental.Snapshot, first: int, last: int,
+                 settings: Settings) -> Analysis | None:
+    """The findings of the statements on lines ``first``..``last`` of a large document (its
+    snapshot) with their fixes' edits, from those statements alone (:func:`incremental.around`):
+    a quick fix without the whole document's analysis; None where that cannot be done."""
+    try:
+        project = _project(path, settings)
+    except ConfigError:
+        return None
+    if project.excluded(path):
+        return None
+    found = incremental.around(project.linter_for(path), str(path), snapshot, first, last)
+    return None if found is None else Analysis(path, findings=found, unsafe=project.unsafe)
+
+
 def warm() -> None:
     """Analyse a small text once, in the server itself: what the first analysis builds and
     keeps (rule tables, parsers) is then in every worker forked after it, not rebuilt in each."""
