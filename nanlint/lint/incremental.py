@@ -231,7 +231,7 @@ def changed(linter: Linter, path: str, old: Snapshot, text: str) -> Change | Non
     source = "".join(new_lines[where.old_first - 1:where.new_last])
     if len(source) > MAX_REGION:
         return None
-    statements = _compiled(source, where, new_lines, old.units)
+    statements = _compiled(source, where, new_lines)
     if statements is None:
         return None  # the edit is not a run of whole statements (yet)
     units = _spliced(old.units, where, statements)
@@ -243,7 +243,7 @@ def changed(linter: Linter, path: str, old: Snapshot, text: str) -> Change | Non
     return Change(where, found, units)
 
 
-def _compiled(source: str, where: Region, lines: list[str], units: Units) -> list | None:
+def _compiled(source: str, where: Region, lines: list[str]) -> list | None:
     """The region's statements (top-level ones, or a long def's body statements, each with
     its lines in the new text), from compiling its text alone; None when it does not compile
     so (a body's text compiles under ``if 1:``, each statement at the body's indentation)."""
