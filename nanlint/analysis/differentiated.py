@@ -107,7 +107,7 @@ def _from_importers(ctx: FileContext, node: cst.CSTNode) -> str | None:
                 call.func.value if isinstance(call.func, cst.Name) else None
             if callee != name or not _defined_here(other, call, scope, here):
                 continue
-            where = f"through `{path.name}`: `{name}` is called there on line {other.line_of(call)}"
+            where = f"through `{path.name}`: `{name}` is called there on line {other.file_line(call)}"
             region = next((regions[id(r)] for r in _around(other, call) if id(r) in regions), None)
             if region is not None:
                 return f"{where}, {region.how}"
@@ -182,7 +182,7 @@ def _regions(ctx: FileContext) -> dict[int, _Region]:
 
 def _line_of(ctx: FileContext, node: cst.CSTNode) -> "_Lazy":
     model = weakref.proxy(ctx)  # kept in ctx's memo: a strong reference would be a cycle
-    return _Lazy(lambda: model.line_of(node))
+    return _Lazy(lambda: model.file_line(node))
 
 
 def _mark(ctx: FileContext, found: dict, value: cst.BaseExpression, scope: Scope, how: Callable[[], str]) -> None:
@@ -278,7 +278,7 @@ def _flows_to_sink(ctx: FileContext, node: cst.CSTNode, depth: int, seen: set[in
             call = ctx.parent(parent)
             method = isinstance(call, cst.Call) and call.func is parent
             if method and parent.attr.value == "backward":
-                return f"back-propagated on line {ctx.line_of(call)}"
+                return f"back-propagated on line {ctx.file_line(call)}"
             if parent.attr.value in SHAPE_ATTRIBUTES or method and parent.attr.value in TO_PYTHON_METHODS:
                 return None  # what gradients.py calls a sink: no gradient flows on
             if method:
@@ -311,12 +311,12 @@ def _through_target(ctx: FileContext, target: cst.BaseExpression, stmt: cst.CSTN
                     return got
         return None
     if LOSS_NAME.search(text.rsplit(".", 1)[-1]):
-        return f"through `{text}` (line {ctx.line_of(stmt)}), a loss"
+        return f"through `{text}` (line {ctx.file_line(stmt)}), a loss"
     for use in _uses(ctx, target, stmt):
         got = _flows_to_sink(ctx, use, depth - 1, seen)
         if got is not None:
             rest = got[len("through "):] if got.startswith("through ") else got
-            return f"through `{text}` (line {ctx.line_of(stmt)}), {rest}"
+            return f"through `{text}` (line {ctx.file_line(stmt)}), {rest}"
     return None
 
 
@@ -357,7 +357,7 @@ def _through_return(ctx: FileContext, ret: cst.Return, depth: int, seen: set[int
     for call, _ in ctx.call_sites(fscope):
         got = _flows_to_sink(ctx, call, depth - 1, seen)
         if got is not None:
-            return f"returned by `{name}` (called on line {ctx.line_of(call)}) {got}"
+            return f"returned by `{name}` (called on line {ctx.file_line(call)}) {got}"
     return None
 
 
