@@ -108,13 +108,15 @@ def windows(tree: ast.Module, text: str, names: frozenset[str],
     return out
 
 
-def piece(tree, text: str, lo: int, hi: int) -> tuple[str, list[int]] | None:
-    """What to analyse for the top-level statements on lines ``lo`` to ``hi`` of ``text`` (an
-    edited run of them, :mod:`nanlint.lint.incremental`): they, the imports and the statements
-    binding what they read, as for a window (:func:`windows`); None when no statement starts
-    there.  ``tree``: what :func:`statement_lines` reads of ``text``'s tree (a Skeleton will do)."""
+def piece(tree, text: str, spans: list[tuple[int, int]]) -> tuple[str, list[int]] | None:
+    """What to analyse for the statements that start on the lines of ``spans`` (``(lo, hi)``
+    each) of ``text`` (an edited run of them and the statements reading what it binds,
+    :mod:`nanlint.lint.incremental`): they, the imports and the statements binding what they
+    read, as for a window (:func:`windows`); None when no statement starts there.  ``tree``:
+    what :func:`statement_lines` reads of ``text``'s tree (a Skeleton will do)."""
     plan = _Plan(tree, text, frozenset())
-    group = [i for i in range(len(plan.firsts)) if lo <= plan.firsts[i] <= hi and i not in plan.heads]
+    group = [i for i in range(len(plan.firsts)) if i not in plan.heads
+             and any(lo <= plan.firsts[i] <= hi for lo, hi in spans)]
     if not group:
         return None
     seeds = sorted(plan.imports) + group
