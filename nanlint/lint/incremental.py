@@ -300,20 +300,23 @@ def _readers(units: Units, text: str, lines: list[str], names: set[str], where: 
     region up to one binding the name again), as ``(first, last)`` each; None past
     ``MAX_REGION`` characters in all.  A name is found by its identifier in the text."""
     starts = list(itertools.accumulate(map(len, lines), initial=0))  # line k starts at starts[k - 1]
+    own = range(where.lo, where.lo + count)  # the region's statements now
     if where.inside:
         outline = _outline_at(units, where.inside)
-        entries = [(_first(p), _last(p), (p.name,) if isinstance(p, large.Outline) else _names(p[2]))
-                   for p in outline.parts]
-        own = range(where.lo, where.lo + count)
+        entries = [(p.first, p.last, (p.name,)) if type(p) is large.Outline else
+                   (p[0], p[1], (p[2],) if type(p[2]) is str else p[2]) for p in outline.parts]
         after = where.lo + count
-        bounds = (entries[after][0] if after < len(entries) else outline.last + 1, outline.last)
         cut: dict[str, int] = {}  # a name -> the first statement below binding it again
         for i in range(after, len(entries)):
             cut.update((n, i) for n in entries[i][2] if n in names and n not in cut)
+            if len(cut) == len(names):
+                break
+        # no name read past the last of those (``x = f(x)`` on every other line of a long def)
+        end = entries[max(cut.values())][1] if len(cut) == len(names) else outline.last
+        bounds = (entries[after][0] if after < len(entries) else outline.last + 1, end)
         levels = 1
     else:
         entries = [(a, b, _names(n)) for a, b, n in zip(units.firsts, units.lasts, units.binds)]
-        own = range(where.lo, where.lo + count)
         bounds, cut, levels = (1, len(lines)), {}, 2
     heads = [e[0] for e in entries]
     out: list[tuple[int, int]] = []

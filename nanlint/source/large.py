@@ -355,7 +355,7 @@ class Outline:
         self.first, self.head_last, self.last, self.name = first, head_last, last, name
         self.reads, self.indent, self.parts = reads, indent, parts
         self.kept = kept  # kept with its parent's header (a class's ``__init__``)
-        self.is_class = is_class
+        self.is_class = is_class  # a class's body: its statements other than methods are kept with it
 
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
