@@ -71,6 +71,16 @@ def _project(path: Path, settings: Settings, edits: bool = True) -> project_mod.
     return project_mod.resolve([path], options)
 
 
+def _included(path: Path, settings: Settings, edits: bool = True) -> project_mod.Project | None:
+    """The project ``path`` lints in; None when its configuration is broken (the diagnostics'
+    analysis shows why) or excludes it."""
+    try:
+        project = _project(path, settings, edits)
+    except ConfigError:
+        return None
+    return None if project.excluded(path) else project
+
+
 def analyse(path: Path, text: str, settings: Settings, edits: bool = False, units: bool = False) -> Analysis:
     """The findings of ``text`` as the file ``path`` (which need not exist or match the
     disk); an excluded path has none (what ``--force-exclude`` does on the command line).
@@ -110,11 +120,8 @@ def analyse_edit(path: Path, base: incremental.Snapshot, text: str, settings: Se
     as the :class:`incremental.Change` to apply to ``base`` (a document of 35,000 findings
     comes back from its worker in 0.4 s; its region's findings in next to nothing); None
     where the whole text must be analysed (:func:`analyse`)."""
-    try:
-        project = _project(path, settings, edits=False)
-    except ConfigError:
-        return None
-    if project.excluded(path):
+    project = _included(path, settings, edits=False)
+    if project is None:
         return None
     change = incremental.changed(project.linter_for(path), str(path), base, text)
     if change is None:
@@ -127,11 +134,8 @@ def fixes_around(path: Path, snapshot: incremental.Snapshot, first: int, last: i
     """The findings of the statements on lines ``first``..``last`` of a large document (its
     snapshot) with their fixes' edits, from those statements alone (:func:`incremental.around`):
     a quick fix without the whole document's analysis; None where that cannot be done."""
-    try:
-        project = _project(path, settings)
-    except ConfigError:
-        return None
-    if project.excluded(path):
+    project = _included(path, settings)
+    if project is None:
         return None
     found = incremental.around(project.linter_for(path), str(path), snapshot, first, last)
     return None if found is None else Analysis(path, findings=found, unsafe=project.unsafe)
@@ -150,11 +154,8 @@ def warm() -> None:
 def fix_all(path: Path, text: str, settings: Settings, unsafe: bool = False) -> str | None:
     """The text after ``--fix`` (safe fixes only unless ``unsafe``); None when nothing changes."""
 
-    try:
-        project = _project(path, settings)
-    except ConfigError:
-        return None
-    if project.excluded(path):
+    project = _included(path, settings)
+    if project is None:
         return None
     result = project.linter_for(path).fix_source(text.encode("utf-8"), str(path), unsafe)
     if result.error or result.fixed_source is None:
