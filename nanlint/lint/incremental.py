@@ -277,12 +277,18 @@ def _names(bound) -> tuple:
     return (bound,) if isinstance(bound, str) else bound
 
 
+def _entry(part) -> tuple[int, int, tuple]:
+    """A long def's body statement (an outline's part) as ``(first, last, names bound)``."""
+    return (part.first, part.last, (part.name,)) if type(part) is large.Outline else \
+        (part[0], part[1], _names(part[2]))
+
+
 def _bound(units: Units, where: Region) -> set[str]:
     """The names the region's statements bound before the edit."""
     if not where.inside:
         return {n for b in units.binds[where.lo:where.hi + 1] for n in _names(b)}
     parts = _outline_at(units, where.inside).parts[where.lo:where.hi + 1]
-    return {n for p in parts for n in ((p.name,) if isinstance(p, large.Outline) else _names(p[2]))}
+    return {n for p in parts for n in _entry(p)[2]}
 
 
 def _outline_at(units: Units, path: tuple[int, ...]) -> large.Outline:
@@ -303,8 +309,7 @@ def _readers(units: Units, text: str, lines: list[str], names: set[str], where: 
     own = range(where.lo, where.lo + count)  # the region's statements now
     if where.inside:
         outline = _outline_at(units, where.inside)
-        entries = [(p.first, p.last, (p.name,)) if type(p) is large.Outline else
-                   (p[0], p[1], (p[2],) if type(p[2]) is str else p[2]) for p in outline.parts]
+        entries = [_entry(p) for p in outline.parts]
         after = where.lo + count
         cut: dict[str, int] = {}  # a name -> the first statement below binding it again
         for i in range(after, len(entries)):
