@@ -63,6 +63,28 @@ SNIPPETS = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def _every_noted_node_kept(monkeypatch):
+    """Every node the conversion notes is kept alive while a test runs: a node made, noted and
+    dropped keeps its own id, which a later node could otherwise take (the check below then
+    passed or failed by chance)."""
+    kept = []
+    at, p = from_ast.Expressions.at, from_ast.Expressions.p
+
+    def kept_at(self, made, node):
+        kept.append(made)
+        return at(self, made, node)
+
+    def kept_p(self, node, need):
+        made = p(self, node, need)
+        kept.append(made)
+        return made
+
+    monkeypatch.setattr(from_ast.Expressions, "at", kept_at)
+    monkeypatch.setattr(from_ast.Expressions, "p", kept_p)
+    yield kept
+
+
 def _same(text: str) -> None:
     tree = ast.parse(text)
     module, spans = from_ast.convert(tree, text)

@@ -209,8 +209,10 @@ class Expressions:
         level = _precedence(node)
         values = node.values
         made = self.p(values[0], level + 1)  # CPython nests an ``and`` in an ``and`` only when written in parentheses
-        for value in values[1:]:  # left-associative, as libcst reads ``a and b and c``
-            made = self.at(M.BooleanOperation(made, operator(), self.p(value, level + 1)), node)
+        for i, value in enumerate(values[1:], 2):  # left-associative, as libcst reads ``a and b and c``
+            made = M.BooleanOperation(made, operator(), self.p(value, level + 1))
+            if i < len(values):  # an inner one; the whole is noted by the caller, in parentheses if it needs them
+                self.at(made, node)
         return made
 
     def compare(self, node):
