@@ -574,3 +574,70 @@ def test_eps_after_the_root_gradient_measured():
     with tf.GradientTape() as tape:
         y = tf.reduce_sum(v / (tf.sqrt(tf.reduce_sum(tf.square(v))) + 1e-8))
     assert np.isfinite(tape.gradient(y, v).numpy()).all()
+
+
+# --- NAN207: sums over a count, across replicas; moments returned (tf-keras 2.15's sync batch norm) --
+SYNC_TF = """\
+    import tensorflow as tf
+
+    def sync_moments(y, axes):
+        replica = tf.distribute.get_replica_context()
+        local_sum = tf.reduce_sum(y, axis=axes, keepdims=True)
+        local_squared_sum = tf.reduce_sum(tf.square(y), axis=axes, keepdims=True)
+        y_sum = replica.all_reduce(tf.distribute.ReduceOp.SUM, local_sum)
+        y_squared_sum = replica.all_reduce(tf.distribute.ReduceOp.SUM, local_squared_sum)
+        count = replica.all_reduce(tf.distribute.ReduceOp.SUM, tf.cast(tf.size(y), y.dtype))
+        mean = y_sum / count
+        variance = y_squared_sum / count - tf.square(mean)
+        return mean, variance
+"""
+SYNC_JAX = """\
+    import jax
+    import jax.numpy as jnp
+
+    def normalize(x):
+        s = jax.lax.psum(jnp.sum(x, axis=0), "batch")
+        s2 = jax.lax.psum(jnp.sum(x * x, axis=0), "batch")
+        n = jax.lax.psum(x.shape[0], "batch")
+        var = s2 / n - (s / n) ** 2
+        return (x - s / n) * jax.lax.rsqrt(var + 1e-5)
+"""
+
+
+@pytest.mark.parametrize("source", [SYNC_TF, SYNC_JAX])
+def test_a_variance_of_sums_over_one_count_across_replicas_is_flagged_display_only(source):
+    [f] = lint(source)
+    assert f.code == "NAN207" and not f.may and f.fix_applicability == "display-only"
+    assert "the mean first, then the mean of the squared deviations" in f.message
+    assert ("returns it with the mean" in f.message) == (source is SYNC_TF)
+
+
+@pytest.mark.parametrize("source", [
+    SYNC_TF.replace("y_squared_sum / count", "y_squared_sum / (count - 1)"),  # two different counts
+    SYNC_TF.replace("tf.square(y)", "tf.square(y - 1)"),  # sums of different values
+    SYNC_TF.replace("variance = y_squared_sum / count - tf.square(mean)",
+                    "variance = tf.maximum(y_squared_sum / count - tf.square(mean), 0.0)"),  # 2.16's fix
+])
+def test_sums_of_other_values_or_counts_and_the_clamp_are_silent(source):
+    assert "NAN207" not in [f.code for f in lint(source, may=True)]
+
+
+def test_a_variance_returned_alone_or_with_another_value_stays_weak():
+    alone = SYNC_TF.replace("return mean, variance", "return variance")
+    other = SYNC_TF.replace("return mean, variance", "return y_sum, variance")
+    for source in (alone, other):
+        assert [(f.code, f.may) for f in lint(source, may=True)] == [("NAN207", True)]
+
+
+def test_the_sum_form_cancels_negative_in_tensorflow():
+    """What the finding says of the sums over a count: with x = 1e4 + 0.01 * noise (8 rows of
+    64, seed 0) ``sum(x * x) / n - square(sum(x) / n)`` comes out negative in TF float32 and
+    rsqrt(var + 1e-3) (the batch norm's epsilon) is NaN; clamped at 0 as tf-keras 2.16 does, finite."""
+    import tensorflow as tf
+
+    x = tf.constant((1e4 + np.random.default_rng(0).standard_normal((8, 64)) * 1e-2).astype(np.float32))
+    n = tf.cast(tf.shape(x)[-1], tf.float32)
+    mean = tf.reduce_sum(x, -1) / n
+    var = tf.reduce_sum(tf.square(x), -1) / n - tf.square(mean)
+    assert tf.reduce_min(var).numpy() < -1 and np.isnan(tf.math.rsqrt(var + 1e-3).numpy()).any()
+    assert np.isfinite(tf.math.rsqrt(tf.maximum(var, 0.0) + 1e-3).numpy()).all()

@@ -170,44 +170,79 @@ def clamped_distance(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -
 
 @dataclass
 class Cancellation:
-    """``mean(x * x) - mean(x) ** 2``: the difference, ``x``, and the two means."""
+    """``mean(x * x) - mean(x) ** 2``: the difference, ``x``, and the two means; or the two sums
+    of ``sum(x * x) / n - (sum(x) / n) ** 2``, with their common count ``n``."""
 
     node: cst.BaseExpression
     scope: Scope
     x: cst.BaseExpression
-    second: OpCall  # mean(x * x)
-    first: OpCall  # mean(x)
+    second: OpCall  # mean(x * x), or sum(x * x)
+    first: OpCall  # mean(x), or sum(x)
+    count: cst.BaseExpression | None = None  # n of sum(..) / n; None for the mean ops
+
+
+def _summed(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope):
+    """``expr`` followed through names and sums across replicas (``lax.psum(s, 'batch')``,
+    ``ctx.all_reduce(SUM, s)``): a sum over devices of a sum is a sum of the same values."""
+    expr, scope = follow(ctx, expr, scope)
+    for _ in range(3):
+        call = is_op(ctx, expr, scope, o.ALL_REDUCE)
+        if call is None or call.value("value") is None:
+            break
+        expr, scope = follow(ctx, call.value("value"), call.scope)
+    return expr, scope
+
+
+def _a_mean(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope):
+    """(x, the reduction, the count or None) of ``mean(x)`` or of a sum over a count,
+    ``sum(x) / n`` (the sum possibly summed across replicas first); None otherwise."""
+    call = is_op(ctx, expr, scope, o.MEAN)
+    if call is not None:
+        return (call.x, call, None) if call.x is not None else None
+    d = binop(ctx.arithmetic(expr, scope), cst.Divide)
+    if d is None:
+        return None
+    total, s = _summed(ctx, d.left, scope)
+    call = is_op(ctx, total, s, o.SUM)
+    return (call.x, call, d.right) if call is not None and call.x is not None else None
+
+
+def means_of(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope, x: cst.BaseExpression) -> bool:
+    """Whether a value reaching ``expr`` is a mean of ``x`` (``mean(x)``, ``sum(x) / n``)."""
+    return any((m := _a_mean(ctx, r.expr, r.scope)) is not None and key(ctx, m[0]) == key(ctx, x)
+               for r in ctx.values(expr, scope))
 
 
 def _mean_of(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope, squared_inside: bool):
-    """(base, mean call) of ``mean(b * b)`` (``squared_inside``) or of ``mean(b) ** 2``."""
+    """(base, reduction, count) of ``mean(b * b)`` or ``sum(b * b) / n`` (``squared_inside``),
+    or of ``mean(b) ** 2``, ``(sum(b) / n) ** 2``."""
     expr, scope = follow(ctx, expr, scope)
     if squared_inside:
-        call = is_op(ctx, expr, scope, o.MEAN)
-        if call is None or call.x is None:
+        found = _a_mean(ctx, expr, scope)
+        if found is None:
             return None
-        inner, s = follow(ctx, call.x, scope)
+        inner, s = follow(ctx, found[0], found[1].scope)
         base = square_base(ctx, inner, s)
-        return (base, call) if base is not None else None
+        return (base, found[1], found[2]) if base is not None else None
     base = square_base(ctx, expr, scope)
     if base is None:
         return None
     inner, s = follow(ctx, base, scope)
-    call = is_op(ctx, inner, s, o.MEAN)
-    return (call.x, call) if call is not None and call.x is not None else None
+    return _a_mean(ctx, inner, s)
 
 
 def cancellation(ctx: RuleContext, expr: cst.BaseExpression, scope: Scope) -> Cancellation | None:
     """``E[x^2] - E[x]^2`` written as such: ``mean(x * x) - mean(x) ** 2``,
-    ``mean(square(x)) - square(mean(x))``, ``x.pow(2).mean() - x.mean().pow(2)``, through names."""
+    ``mean(square(x)) - square(mean(x))``, ``x.pow(2).mean() - x.mean().pow(2)``, or with sums
+    over one count, ``sum(x * x) / n - (sum(x) / n) ** 2`` (a cross-replica batch norm's), through names."""
     d = binop(ctx.arithmetic(expr, scope), cst.Subtract)
     if d is None:
         return None
     second = _mean_of(ctx, d.left, scope, True)
     first = _mean_of(ctx, d.right, scope, False) if second is not None else None
-    if first is None or key(ctx, second[0]) != key(ctx, first[0]):
+    if first is None or key(ctx, second[0]) != key(ctx, first[0]) or key(ctx, second[2]) != key(ctx, first[2]):
         return None
-    return Cancellation(expr, scope, first[0], second[1], first[1])
+    return Cancellation(expr, scope, first[0], second[1], first[1], first[2])
 
 
 # --- the squared distance by expansion ----------------------------------------------------------

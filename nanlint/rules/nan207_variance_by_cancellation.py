@@ -15,7 +15,7 @@ from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import bare, key, spelled_call
-from nanlint.rules._roots import Cancellation, Expansion, cancellation, expansion
+from nanlint.rules._roots import Cancellation, Expansion, cancellation, expansion, means_of
 
 # the sinks where a negative variance is NaN or a sign flip: roots, logs, divisions, powers
 _SINKS = (o.SQRT, o.RSQRT, o.LOG, o.DIVIDE, o.POW, o.RECIPROCAL)
@@ -83,6 +83,7 @@ class VarianceByCancellation(Rule):
                 watched = node.right if isinstance(node.operator, cst.Divide) else node.left
                 for hit in self._reaching(ctx, found, [(watched, scope)], alias):
                     sunk.setdefault(hit, "division" if isinstance(node.operator, cst.Divide) else "a power")
+        returned = self._returned(ctx, found, alias)
         for ident, c in found.items():
             if ident in clamped:
                 continue  # maximum(var, 0): the user chose the clamp
@@ -92,11 +93,37 @@ class VarianceByCancellation(Rule):
                 continue
             message = ("E[x^2] - E[x]^2 cancels in float32 when the mean is large next to the spread: "
                        "the variance comes out negative (measured -24 for x = 1e4 + 0.01 * noise, true 8e-5)")
-            if sink is not None:
-                message += (f", and the {sink} it feeds is NaN there (a division: of the wrong sign), an "
-                            "epsilon such as 1e-5 does not cover it")
-            message += "; compute the variance in two passes (the framework's variance op)"
-            ctx.report(c.node, message, self.make_fix(ctx, c), may=sink is None)
+            if sink in (o.DIVIDE, o.RECIPROCAL, "division"):
+                message += ", and the division by it is of the wrong sign there (inf where it is 0)"
+            elif sink is not None:
+                message += f", and the {sink} it feeds is NaN there, an epsilon such as 1e-5 does not cover it"
+            elif ident in returned:
+                message += (", and the function returns it with the mean, as a normalisation's moments: "
+                            "the rsqrt(var + eps) its callers take is NaN there")
+            message += ("; compute the variance in two passes (the framework's variance op)" if c.count is None
+                        else "; compute the variance in two passes (the mean first, then the mean of the squared "
+                             "deviations from it)")
+            ctx.report(c.node, message, self.make_fix(ctx, c), may=sink is None and ident not in returned)
+
+    @classmethod
+    def _returned(cls, ctx: RuleContext, found: dict, alias: dict[int, int]) -> set[int]:
+        """The variances a function returns with the mean of the same values, ``return mean, var``:
+        a normalisation's moments, which its callers root or divide by out of this file's sight
+        (a batch norm's ``_moments``). A variance returned alone stays weak (a metric)."""
+        scopes = {id(c.scope): c.scope for c in found.values() if isinstance(c, Cancellation)}
+        out: set[int] = set()
+        for scope in scopes.values():
+            for ret in scope.returns:
+                if not isinstance(ret.value, cst.Tuple):
+                    continue
+                parts = [e.value for e in ret.value.elements]
+                for i, part in enumerate(parts):
+                    for hit in cls._reaching(ctx, found, [(part, scope)], alias):
+                        c = found.get(hit)
+                        if isinstance(c, Cancellation) and any(
+                                means_of(ctx, other, scope, c.x) for j, other in enumerate(parts) if j != i):
+                            out.add(hit)
+        return out
 
     @staticmethod
     def _operands_of_sums(ctx: RuleContext) -> set[int]:
@@ -169,6 +196,9 @@ class VarianceByCancellation(Rule):
         """``var(x, axis, keepdims)`` of the framework, population variance (``correction=0``
         where the op takes one: torch's default is the unbiased estimate)."""
         message = "Compute the variance with the framework's variance op"
+        if c.count is not None:  # sums over a count (across replicas): no one op computes it
+            return fixes.Fix(fixes.DISPLAY_ONLY, "Compute the variance in two passes: the mean first, then the "
+                             "mean of the squared deviations from it (or clamp it at 0 where one pass is needed)")
         same = all(key(ctx, c.first.value(r)) == key(ctx, c.second.value(r)) for r in ("axis", "keepdims"))
         spelling = ctx.spell(c.first.framework, o.VARIANCE, c.scope, prefer=(c.first.node.func,))
         if not same or spelling is None or c.first.scope is not c.scope:

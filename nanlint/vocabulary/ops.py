@@ -101,6 +101,9 @@ PROD = "prod"  # a product over an axis (prod, reduce_prod); also cumprod: its r
 # a reduction whose kind the call does not spell (einops' ``reduce(x, pattern, fn)``): no rule's op;
 # a literal kind (``'sum'``, ``'mean'``) makes the call that op (``Fn.choices``)
 REDUCE = "reduce"
+# a reduction across replicas of a value each holds (``lax.psum(x, 'batch')``, a replica context's
+# ``all_reduce(ReduceOp.SUM, x)``): the same kind of value as ``value``, summed over devices
+ALL_REDUCE = "all_reduce"
 # --- random ----------------------------------------------------------------------------
 RANDOM_UNIFORM = "random_uniform"  # [lo, hi), by default [0, 1)
 # x with each element set to exactly 0 with probability rate (the rest scaled by 1 / (1 - rate))

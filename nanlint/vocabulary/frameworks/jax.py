@@ -141,6 +141,7 @@ for _name in ("adam", "adamw", "adamax", "adamaxw", "nadam", "nadamw", "radam", 
     FUNCTIONS["optax." + _name] = _adam
 for _name in ("sgd", "rmsprop", "adagrad", "adadelta", "lion"):
     FUNCTIONS["optax." + _name] = fn(o.OPTIMIZER, "learning_rate:lr", varargs=True)
+FUNCTIONS["jax.lax.psum"] = fn(o.ALL_REDUCE, "x:value axis_name", kwonly="axis_index_groups")
 # the norm of a pytree (optax's own update rules divide by them: Polyak's step, LARS, LAMB)
 FUNCTIONS["optax.tree.norm"] = fn(o.NORM, "x ord squared")
 FUNCTIONS["optax.tree_utils.tree_l2_norm"] = fn(o.NORM, "x squared")

@@ -8,6 +8,9 @@ from nanlint.vocabulary.ops import Fn, Framework, fn
 
 PREFIXES = ("tensorflow.", "tensorflow.compat.v1.", "tensorflow.compat.v2.")
 FUNCTIONS: dict[str, Fn] = {}
+# methods of objects TensorFlow hands out, read on any receiver in a file that imports it: a replica
+# context's ``all_reduce(reduce_op, value)`` (``tf.distribute.get_replica_context()``)
+METHODS: dict[str, Fn] = {"all_reduce": fn(o.ALL_REDUCE, "reduce_op value options")}
 
 
 def tf(paths: str, f: Fn) -> None:
@@ -207,6 +210,7 @@ FRAMEWORK = Framework(
     display="TensorFlow",
     roots=("tensorflow",),
     functions=FUNCTIONS,
+    methods=METHODS,
     targets={
         o.LOG_SOFTMAX: _all_prefixes("nn.log_softmax", "math.log_softmax"),
         o.LOG_SIGMOID: _all_prefixes("math.log_sigmoid"),
