@@ -17,6 +17,7 @@ from nanlint.lint.config import ConfigError
 from nanlint.rules.base import all_rules, find
 from nanlint.lint import baseline, noqa
 from nanlint.lint import notebook
+from nanlint.source.lines import split_lines
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as a shell reports a process ended by it
@@ -377,8 +378,8 @@ def _unified_diff(path: str, before: bytes, after: bytes) -> str:
         if cells:
             return cells
         # not readable as cells, or no cell source changed: the raw diff still shows the change
-    a = before.decode("utf-8", "replace").splitlines(keepends=True)
-    b = after.decode("utf-8", "replace").splitlines(keepends=True)
+    a = split_lines(before.decode("utf-8", "replace"), keepends=True)
+    b = split_lines(after.decode("utf-8", "replace"), keepends=True)
     return "".join(difflib.unified_diff(a, b, fromfile=f"a/{path}", tofile=f"b/{path}"))
 
 

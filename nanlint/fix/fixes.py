@@ -15,7 +15,7 @@ from typing import Sequence
 
 import libcst as cst
 
-from nanlint.source.large import LINES
+from nanlint.source.lines import LINES
 from nanlint.source.codegen import code_of
 from nanlint.source.walk import empty_module, node_types
 from nanlint.findings import APPLICABILITIES, DISPLAY_ONLY, SAFE, UNSAFE, allowed  # noqa: F401 - rules spell fixes.SAFE

@@ -36,6 +36,7 @@ from nanlint.source.noqa import directives
 from nanlint.source.codegen import code_of
 from nanlint.source.walk import Parents, child_fields, empty_module, is_node, node_types, rebuilt
 from nanlint.fix import fixes
+from nanlint.source.lines import split_lines
 
 _DERIVING = ("with_changes", "deep_replace", "deep_clone", "visit")
 _RECORD: list[dict | None] = [None]  # the derivations being recorded (None: not recording)
@@ -201,7 +202,7 @@ def _ends_operand(tok: str) -> bool:
 def _gaps(code: str) -> list[tuple[str, str]] | None:
     """``code``'s significant tokens, each with the text before it (from the previous one's
     end: spaces, line breaks, comments); None where it does not tokenize."""
-    lines = code.splitlines(keepends=True)
+    lines = split_lines(code, keepends=True)
     out: list[tuple[str, str]] = []
     end = (1, 0)
     try:

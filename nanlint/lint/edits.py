@@ -7,6 +7,7 @@ from nanlint.fix import translate
 from nanlint.findings import Edit, Finding
 from nanlint.rules.context import RawFinding, RuleContext
 from nanlint.source.codegen import code_of
+from nanlint.source.lines import split_lines
 
 
 def to_finding(ctx: RuleContext, f: RawFinding, edits: bool = True,
@@ -43,7 +44,7 @@ def to_finding(ctx: RuleContext, f: RawFinding, edits: bool = True,
         if index < len(module.body):
             row = where.positions[module.body[index]].start.line
         else:
-            row = len(module.code.splitlines()) + 1
+            row = len(split_lines(module.code)) + 1
         content = "".join(code_of(module, i.statement()) for i in f.fix.imports)
         finding.edits.append(Edit(content, (row, 1), (row, 1)))
     return finding

@@ -30,6 +30,7 @@ import libcst as cst
 from nanlint.findings import Edit, FileResult, Finding
 from nanlint.fix import fixes
 from nanlint.source.codegen import code_of
+from nanlint.source.lines import split_lines
 
 WORD = re.compile(r"[A-Za-z_]\w*")
 _KNOWN = frozenset(keyword.kwlist) | frozenset(dir(builtins))
@@ -109,7 +110,7 @@ def sketch(ctx, fix: fixes.Fix) -> list[Edit]:
     if fix.imports:
         index = fixes.import_insert_index(module)
         row = ctx.positions.chars(module.body[index])[0][0] if index < len(module.body) \
-            else len(ctx.text.splitlines()) + 1
+            else len(split_lines(ctx.text)) + 1
         content = "".join(code_of(module, i.statement()) for i in fix.imports)
         out.append(Edit(content, (row, 1), (row, 1)))
     return out

@@ -23,6 +23,7 @@ from nanlint.rules.context import RawFinding, RuleContext
 from nanlint.source.noqa import ALL, NOQA, directives, file_directive, line_directive, matches
 from nanlint.lint.writer import read, write_atomic
 from nanlint.lint import notebook
+from nanlint.source.lines import split_lines
 
 
 def apply(ctx: RuleContext, raw: Sequence[RawFinding], rules: Sequence[Rule], text: str) -> list[RawFinding]:
@@ -104,7 +105,7 @@ def _unsafe_rows(text: str) -> dict[int, str]:
             continue
         for row in range(tok.start[0], tok.end[0]):
             out.setdefault(row, "inside a multi-line string")
-    lines = text.splitlines()
+    lines = split_lines(text)
     for row, line in enumerate(lines, 1):
         if line.endswith("\\") and row not in out:
             out[row] = "ends with a backslash continuation"
@@ -121,7 +122,7 @@ def add_noqa(text: str, rows: dict[int, list[str]], scan: str | None = None) -> 
     if 0 in unsafe:
         return AddResult(text, 0, [(row, unsafe[0]) for row in sorted(rows)])
     comment_at = _comment_columns(scan)
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text, keepends=True)
     result = AddResult(text)
     for row in sorted(rows):
         if not 0 < row <= len(lines):

@@ -30,6 +30,7 @@ from nanlint.source.ipython import cell_magic, mask_magics, skip_reason
 from nanlint.findings import PARSE_ERROR, FileResult, Finding
 from nanlint.source.noqa import ALL as NOQA_ALL, file_directive, matches
 from nanlint.source.syntax import parse, parse_error_message, precheck
+from nanlint.source.lines import split_lines
 
 
 class Linter(Protocol):
@@ -99,7 +100,7 @@ def load(source: bytes, skip: frozenset[int] = frozenset()) -> Notebook:
         nb.shifts.update({(cell.number, row + 1): len(prefix) for row, prefix in wrapped.items()})
         lines.append(BOUNDARY.format(cell.number) + "\n")
         nb.rows.append(None)
-        cell_lines = cell.lint_text.splitlines(keepends=True)
+        cell_lines = split_lines(cell.lint_text, keepends=True)
         if cell_lines and not cell_lines[-1].endswith("\n"):
             cell_lines[-1] += "\n"
         lines.extend(cell_lines)
@@ -234,7 +235,7 @@ def split(nb: Notebook, fixed: str) -> dict[int, str]:
     current: int | None = None
     head: list[str] = []
     order = []
-    for line in fixed.splitlines(keepends=True):
+    for line in split_lines(fixed, keepends=True):
         m = _BOUNDARY.match(line.rstrip("\r\n"))
         if m:
             current = int(m.group(1))
@@ -253,10 +254,10 @@ def _restore(cell: Cell, new_lint_text: str) -> str:
     """The fixed cell with its IPython lines back; error if a fix touched one."""
     if not cell.magic and not cell.wrapped:
         return new_lint_text
-    old = cell.lint_text.splitlines(keepends=True)
+    old = split_lines(cell.lint_text, keepends=True)
     if old and not old[-1].endswith("\n"):
         old[-1] += "\n"
-    new = new_lint_text.splitlines(keepends=True)
+    new = split_lines(new_lint_text, keepends=True)
     restored = list(new)
     done = set()
     head = (cell_magic(cell.text) or (None,))[0]

@@ -15,6 +15,7 @@ import libcst as cst
 from nanlint.findings import Finding
 from nanlint.lint.notebook import cell_text
 from nanlint.rules.base import by_code as rules_by_code
+from nanlint.source.lines import split_lines
 
 # Where the rule pages and the project are published, once they are (docs/RELEASING.md):
 # no output links to an address that does not exist.  Until then JSON's ``url`` is null,
@@ -67,7 +68,7 @@ class Run:
 
     def set_source(self, path: str, source: bytes) -> None:
         """Give the source of ``path`` (standard input: not on disk, or not as read)."""
-        self._sources[(path, None)] = source.decode("utf-8", "replace").splitlines()
+        self._sources[(path, None)] = split_lines(source.decode("utf-8", "replace"))
 
     def source_lines(self, f: Finding) -> list[str] | None:
         """The lines of the file (or notebook cell) the finding is in, as they are now."""
@@ -85,13 +86,13 @@ def _read_lines(path: str, cell: int | None) -> list[str] | None:
     if cell is not None:
         try:
             cells = json.loads(data.decode("utf-8-sig"))["cells"]
-            return cell_text(cells[cell - 1].get("source", "")).splitlines()
+            return split_lines(cell_text(cells[cell - 1].get("source", "")))
         except (ValueError, KeyError, IndexError, TypeError):
             return None
     try:
-        return cst.parse_module(data).code.splitlines()
+        return split_lines(cst.parse_module(data).code)
     except Exception:  # noqa: BLE001 - any file that does not parse: best effort
-        return data.decode("utf-8", "replace").splitlines()
+        return split_lines(data.decode("utf-8", "replace"))
 
 
 def use_color(stream: IO | None, environ=None) -> bool:

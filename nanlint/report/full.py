@@ -9,13 +9,14 @@ from nanlint.fix.fixes import apply_text
 
 from nanlint.report._run import Run, fixes_text
 from nanlint.report.text import BOLD, CYAN, DIM, GREEN, RED, line, paint, summary
+from nanlint.source.lines import split_lines
 
 CONTEXT = 2
 
 
 def _apply(lines: list[str], edits) -> list[str]:
     """``lines`` with the edits applied (1-based row/column spans)."""
-    return apply_text("\n".join(lines) + "\n", edits).splitlines()
+    return split_lines(apply_text("\n".join(lines) + "\n", edits))
 
 
 def _snippet(run: Run, f, lines: list[str]) -> list[str]:

@@ -32,6 +32,7 @@ from nanlint.rules.context import RuleContext
 from nanlint.semantic.reach import Resolved
 from nanlint.semantic.resolve import Scope
 from nanlint.semantic.literals import one_minus
+from nanlint.source.lines import split_lines
 
 THRESHOLD = "0.5"
 NEG_INF = 'float("-inf")'
@@ -104,7 +105,7 @@ def indent_of(ctx: RuleContext, node: cst.CSTNode) -> str | None:
         if isinstance(parent, cst.FormattedString):
             return None
         parent = ctx.parent(parent)
-    lines = ctx.memo("log1m_softmax.lines", lambda: ctx.text.splitlines())
+    lines = ctx.memo("log1m_softmax.lines", lambda: split_lines(ctx.text))
     line = lines[ctx.line_of(node) - 1]
     return line[:len(line) - len(line.lstrip(" \t"))]
 

@@ -35,7 +35,7 @@ import ast
 import re
 from functools import lru_cache
 
-from nanlint.source.large import LINES
+from nanlint.source.lines import LINES
 from nanlint.source.ast_tree import chain_pairs, statements
 from nanlint.vocabulary import ops as o
 from nanlint.vocabulary import frameworks as fw_registry

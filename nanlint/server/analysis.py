@@ -16,6 +16,7 @@ from nanlint.lint import project as project_mod
 from nanlint.findings import PARSE_ERROR, FileResult, Finding
 from nanlint.lint.config import ConfigError
 from nanlint.source.syntax import precheck
+from nanlint.source.lines import split_lines
 
 
 @dataclass
@@ -169,4 +170,4 @@ def noqa_line(text: str, row: int, code: str) -> str | None:
     done = noqa_mod.add_noqa(text, {row: [code]})
     if not done.added:
         return None
-    return done.source.splitlines()[row - 1]
+    return split_lines(done.source)[row - 1]

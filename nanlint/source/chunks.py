@@ -56,6 +56,7 @@ from nanlint.source.cuts import COMMENT, Tokens, cuts, line_starts, lines_in
 from nanlint.source import large as _large
 from nanlint.source.body_cuts import BodySlices, accepted, body_cuts
 from nanlint.source.large import Outline, outline
+from nanlint.source.lines import split_lines
 
 TARGET = 300_000  # characters per chunk: a tree of ~30-60 MB
 BIG = 2  # times the target: a chunk (a statement) above that is split (compiled in slices) when it can be
@@ -385,7 +386,7 @@ def _open_bracket(head: str) -> tuple[int, int, str] | None:
     import tokenize
 
     stack: list[tuple[int, int]] = []
-    lines = head.splitlines(keepends=True)
+    lines = split_lines(head, keepends=True)
     try:
         for tok in tokenize.generate_tokens(io.StringIO(head).readline):
             if tok.type == tokenize.OP and tok.string in "([{":

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from nanlint.source.lines import split_lines
+
 _LINE_MAGIC = re.compile(r"^\s*(%|!|\?)")
 _HELP = re.compile(r"^\s*[A-Za-z_][\w.]*(\(\))?\?{1,2}\s*$")
 _ASSIGN_MAGIC = re.compile(r"^\s*[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*(%|!)")
@@ -33,7 +35,7 @@ def _placeholder(line: str) -> str:
 def cell_magic(text: str) -> tuple[int, str] | None:
     """(row, name) of the cell magic a cell starts with (``%%timeit -n 10`` -> ``timeit``),
     0-based row of its first non-blank line; None for a cell without one."""
-    lines = text.splitlines()
+    lines = split_lines(text)
     row = next((i for i, line in enumerate(lines) if line.strip()), None)
     m = _CELL_MAGIC.match(lines[row]) if row is not None else None
     return (row, m.group("name")) if m else None  # type: ignore[index]
@@ -55,7 +57,7 @@ def mask_magics(text: str, wrapped: dict[int, str] | None = None) -> tuple[str, 
     None for a cell whose cell magic's body is not Python (left out whole).  A line magic
     wrapping a statement (``%time y = f(x)``) keeps the statement, its prefix cut off and
     recorded in ``wrapped``; a Python cell magic's line (``%%time``) is masked."""
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text, keepends=True)
     if skip_reason(text) is not None:
         return None
     head = (cell_magic(text) or (None,))[0]

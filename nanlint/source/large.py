@@ -39,6 +39,7 @@ import bisect
 import re
 
 from nanlint.source.ast_tree import ast_names, compile_tree
+from nanlint.source.lines import BREAK
 
 LARGE = 500_000  # bytes: above this, a file is syntax-checked in chunks and reduced before the libcst parse
 MAX_KEPT = 500_000  # characters: a reduction that keeps more is analysed in windows instead
@@ -47,8 +48,6 @@ LONG = 500_000  # characters: a top-level def or class longer than this is cut i
 LONG_LINES = 1_000  # a large file's syntax check outlines a def or class of this many lines (chunks)
 _DIRECTIVE = re.compile(r"^[^\S\r\n]*#[^\r\n]*?(noqa|coding[:=])", re.IGNORECASE | re.MULTILINE)
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")  # a whole identifier, or its tail after a non-ASCII letter
-_NEWLINE = re.compile(r"\r\n|\r|\n")  # CPython's line breaks (str.splitlines also breaks at \f, \x1c, ...)
-LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")  # a text's lines as CPython numbers them, each with its break
 
 
 def pieces(tree: ast.Module, text: str, names: frozenset[str]) -> tuple[str, list[int]] | list:
@@ -132,7 +131,7 @@ class _Plan:
     def __init__(self, tree: ast.Module, text: str, names: frozenset[str]) -> None:
         self.text = text
         firsts, lasts, imports, bound = statement_lines(tree)
-        starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]  # line n starts at starts[n - 1]
+        starts = [0] + [m.end() for m in BREAK.finditer(text)]  # line n starts at starts[n - 1]
         if starts[-1] < len(text):
             starts.append(len(text))
         self.starts, self.n_lines = starts, len(starts) - 1

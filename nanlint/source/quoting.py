@@ -13,10 +13,10 @@ block, not in the node).  Columns here count characters; CPython's count UTF-8 b
 
 from __future__ import annotations
 
-import re
 import tokenize
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+from nanlint.source.lines import split_lines
+
 _BLANK = " \t\f"
 _SPACE = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
 
@@ -25,7 +25,7 @@ class Text:
     """The lines of one source, for reading nodes' code out of it."""
 
     def __init__(self, text: str) -> None:
-        self.lines = _LINE.findall(text)  # CPython's lines: \n, \r\n, \r (not str.splitlines' others)
+        self.lines = split_lines(text, keepends=True)
         self._ascii: dict[int, bool] = {}
 
     def line(self, row: int) -> str:
@@ -154,9 +154,9 @@ class Text:
                 break
             if tok.type == tokenize.STRING or tok.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
                 in_string.update(range(tok.start[0] + 1, tok.end[0] + 1))
-        lines = _LINE.findall(text)
-        out = [lines[0]]
-        for row, (prev, line) in enumerate(zip(lines, lines[1:]), start=start[0] + 1):
+        rows = split_lines(text, keepends=True)
+        out = [rows[0]]
+        for row, (prev, line) in enumerate(zip(rows, rows[1:]), start=start[0] + 1):
             if line.startswith(indent) and row not in in_string and not prev.rstrip("\r\n").endswith("\\"):
                 line = line[len(indent):]
             out.append(line)
