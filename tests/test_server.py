@@ -428,3 +428,28 @@ async def test_quick_fixes_in_a_large_document_are_those_of_a_small_one(client: 
             [other] = edits_of(little)
             assert edit.new_text == other.new_text
             assert edit.range.start.line - other.range.start.line == row - small.range.start.line
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("separator", ["\x0c", "\u2028", "\x1c"])
+async def test_a_form_feed_or_unicode_separator_is_not_a_line_break(client: LanguageClient, tmp_path, separator):
+    """The protocol breaks lines at \\n, \\r\\n and \\r only, as CPython does; pygls's documents
+    split with ``str.splitlines``, which also breaks at a form feed (PEP 8's page break), \\x1c
+    to \\x1e, \\x85, \\u2028 and \\u2029. An incremental change below such a character was
+    applied a line off (the server's text was no longer the editor's), and every diagnostic
+    after it was shown a line off."""
+    text = f"import torch  # {separator} page\n\n\ndef f(z):\n    return 1\n"
+    path = tmp_path / "feed.py"
+    assert not await open_doc(client, path, text)
+    uri = path.as_uri()
+    # the editor replaces `1` on line 4 (0-based) with a hazard
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(version=2, uri=uri),
+        [types.TextDocumentContentChangePartial(range=types.Range(types.Position(4, 11), types.Position(4, 12)),
+                                                text="torch.log(torch.sigmoid(z))")]))
+    for _ in range(50):
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        if client.diagnostics[uri]:
+            break
+    [d] = client.diagnostics[uri]
+    assert d.code == "NAN102" and d.range.start.line == 4 and d.range.start.character == 11

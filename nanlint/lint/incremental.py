@@ -41,6 +41,7 @@ from nanlint.findings import Edit, FileResult, Finding
 from nanlint.lint.engine import Linter
 from nanlint.source import chunks, large
 from nanlint.source.ast_tree import compile_tree
+from nanlint.source.lines import split_lines
 
 MAX_REGION = 200_000  # characters: an edited region longer than this is analysed with the whole text
 
@@ -79,11 +80,8 @@ def units_of(tree: ast.Module) -> Units:
 
 
 def lines_of(text: str) -> list[str]:
-    """``text``'s lines as CPython numbers them, each with its line break."""
-    out = large.LINES.findall(text)
-    if out and out[-1] == "":
-        out.pop()
-    return out
+    """``text``'s lines as CPython (and the Language Server Protocol) numbers them, each with its break."""
+    return split_lines(text, keepends=True)
 
 
 @dataclass

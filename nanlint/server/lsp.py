@@ -35,7 +35,7 @@ from nanlint import __version__
 from nanlint.lint import catalogue, incremental
 from nanlint.findings import Finding
 from nanlint.fix.fixes import DISPLAY_ONLY, SAFE
-from nanlint.server import analysis, worker
+from nanlint.server import analysis, documents, worker
 from nanlint.source.ast_tree import collector_paused
 
 DEBOUNCE_S = 0.25
@@ -413,6 +413,7 @@ def create() -> NanlintServer:
     @server.feature(types.INITIALIZE)
     def initialize(ls: NanlintServer, params: types.InitializeParams) -> None:
         ls.settings = analysis.Settings.from_client(params.initialization_options)
+        documents.adopt(ls.workspace)  # lines broken as the protocol breaks them
         analysis.warm()  # once: every worker forked later starts warm
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
