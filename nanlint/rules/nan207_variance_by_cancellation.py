@@ -15,7 +15,7 @@ from nanlint.vocabulary import ops as o
 from nanlint.rules.context import RuleContext
 from nanlint.rules.base import Rule
 from nanlint.rules._gradient_traps import bare, key, spelled_call
-from nanlint.rules._roots import Cancellation, Expansion, cancellation, expansion, means_of
+from nanlint.rules._roots import PRODUCTS, Cancellation, Expansion, cancellation, expansion, means_of
 
 # the sinks where a negative variance is NaN or a sign flip: roots, logs, divisions, powers
 _SINKS = (o.SQRT, o.RSQRT, o.LOG, o.DIVIDE, o.POW, o.RECIPROCAL)
@@ -48,13 +48,17 @@ class VarianceByCancellation(Rule):
     def check(self, ctx: RuleContext) -> None:
         found: dict[int, Cancellation | Expansion] = {}
         inside = self._operands_of_sums(ctx)
+        # an expansion's cross term is a product the file computes: without one, no sum is
+        # followed through its names (each name's flow: most of this rule's cost on research code)
+        products = next(iter(ctx.calls(*PRODUCTS)), None) is not None or any(
+            isinstance(node.operator, cst.MatrixMultiply) for node, _ in ctx.index.binops)
         for node, scope in ctx.index.binops:
             if isinstance(node.operator, cst.Subtract):
                 c = cancellation(ctx, node, scope)
                 if c is not None:
                     found[id(node)] = c
                     continue
-            if isinstance(node.operator, (cst.Add, cst.Subtract)) and id(node) not in inside:
+            if products and isinstance(node.operator, (cst.Add, cst.Subtract)) and id(node) not in inside:
                 e = expansion(ctx, node, scope)
                 if e is not None:
                     found[id(node)] = e
