@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from nanlint.source import ast_tree, chunks, large, syntax
+from nanlint.source.lines import BREAK
 from nanlint.lint.engine import Linter
 from nanlint.rules.base import all_rules
 
@@ -37,7 +38,7 @@ def summary(tree) -> tuple:
 
 def statement_starts(tree: ast.Module, text: str) -> set[int]:
     """The offsets of the lines where a top-level statement starts (its decorators included)."""
-    starts = [0] + [m.end() for m in large._NEWLINE.finditer(text)]
+    starts = [0] + [m.end() for m in BREAK.finditer(text)]
     return {starts[line - 1] for line in large.statement_lines(tree)[0]}
 
 
@@ -137,7 +138,7 @@ def test_chunks_are_cut_only_between_top_level_statements(newline):
     valid = statement_starts(tree, text)
     cuts = chunks.cuts(text, 1)  # every candidate considered
     assert cuts and set(cuts) <= valid
-    starts = [0] + [m.end() for m in large._NEWLINE.finditer(text)]
+    starts = [0] + [m.end() for m in BREAK.finditer(text)]
     lines = {starts.index(c) + 1 for c in cuts}
     # never before else/elif/except/finally, nor between a decorator and its def, nor in strings
     for line in lines:
@@ -250,7 +251,7 @@ def test_slices_must_cut_between_the_items_of_the_bracket_the_head_leaves_open()
     f(0, 7)) while the whole does not (f(a=1, 7)): the outer list spanning head to tail
     is not enough."""
     text = "X = [f(\n    0,\n), f(\n    a=1,\n    7,\n), f(\n    9,\n)]\n"
-    starts = [0] + [m.end() for m in large._NEWLINE.finditer(text)]
+    starts = [0] + [m.end() for m in BREAK.finditer(text)]
     with pytest.raises(SyntaxError):
         whole(text)
     for k in range(3):
@@ -261,7 +262,7 @@ def test_slices_must_cut_between_the_items_of_the_bracket_the_head_leaves_open()
     # a slice that closes the head's bracket: each compiles as a tuple starting at that bracket
     for opener, closer in (("[", "]"), ("(", ")")):
         text = f"X = {opener}\n    1,\n{closer}, {{\n    1: 2,\n    3,\n{closer}, {{\n    4: 5,\n}}\n"
-        starts = [0] + [m.end() for m in large._NEWLINE.finditer(text)]
+        starts = [0] + [m.end() for m in BREAK.finditer(text)]
         with pytest.raises(SyntaxError):
             whole(text)
         whole(text[:starts[2]] + text[starts[2]:starts[4]] + text[starts[7]:])
@@ -398,7 +399,7 @@ def test_a_display_accepted_slice_by_slice_always_compiles_whole():
         lines = [f"X = {opener}"] + ["    " + rnd.choice(tricky if rnd.random() < 0.25 else pool)
                                      for _ in range(rnd.randint(4, 10))] + [{"[": "]", "(": ")", "{": "}"}[opener]]
         text = "\n".join(lines) + "\n"
-        starts = [0] + [m.end() for m in large._NEWLINE.finditer(text)]
+        starts = [0] + [m.end() for m in BREAK.finditer(text)]
         inner = starts[1:-2]
         cuts = sorted(rnd.sample(inner, rnd.randint(3, min(6, len(inner)))))
         skeleton = chunks.Skeleton(body=[], type_ignores=[])
