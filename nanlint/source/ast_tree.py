@@ -43,8 +43,10 @@ def compile_tree(source: str | bytes, kept: bool = False) -> ast.Module:
         gc.collect()
     with collector_paused():
         tree = compile(source, "<nanlint>", "exec", flags=_PYCF_ONLY_AST, dont_inherit=True)
-    if kept and FREEZE_TREES:
-        gc.freeze()  # a CPython tree holds no cycle: it is freed by reference counting
+        if kept and FREEZE_TREES:
+            # a CPython tree holds no cycle: reference counting frees it. Frozen before the
+            # collector is back, whose first collection would otherwise scan the whole new tree
+            gc.freeze()
     return tree
 
 
