@@ -9,6 +9,7 @@ from nanlint.lint import incremental
 from nanlint.lint.engine import Linter
 from nanlint.rules.base import all_rules
 from nanlint.source import chunks, large
+from nanlint.source.lines import split_lines
 from nanlint.source.syntax import precheck
 
 HEAD = "import tensorflow as tf\nimport torch\n\nSCALE = 2.0\n\n\n"
@@ -156,7 +157,7 @@ def test_an_edit_in_a_long_def_is_relinted_from_its_body_statements(monkeypatch)
     before = snapshot(lint, text, units)
     row = 3 + 2 * 300 + 1  # a body line in the middle
     new = edit(text, row, "    y = tf.math.log(tf.nn.softmax(x))\n")
-    where = incremental.region(units, incremental.lines_of(text), incremental.lines_of(new))
+    where = incremental.region(units, split_lines(text, keepends=True), split_lines(new, keepends=True))
     assert where.inside == (1,) and where.new_last - where.old_first < 3
     after = incremental.relint(lint, "t.py", before, new)
     assert keys(after.findings) == keys(snapshot(lint, new).findings)
@@ -179,7 +180,7 @@ def test_the_fixes_around_a_line_are_those_of_the_whole_analysis():
     for row in (10, 30, 40):
         near = incremental.around(editing, "t.py", before, row, row)
         assert near and all(f.edits for f in near)
-        first, last = incremental.statement_rows(before, incremental.lines_of(SOURCE), row)
+        first, last = incremental.statement_rows(before, split_lines(SOURCE, keepends=True), row)
         assert (first, last) == (row - 3, row)  # the def whose return it is
         assert [(f.code, f.start, f.message, f.edits) for f in near] == \
             [(f.code, f.start, f.message, f.edits) for f in whole if first <= f.start[0] <= last]
@@ -191,7 +192,7 @@ def seeded_edits(text: str, seed: int):
     import random
 
     rng = random.Random(seed)
-    lines = incremental.lines_of(text)
+    lines = split_lines(text, keepends=True)
     for kind in ("type", "delete", "duplicate", "function"):
         k = rng.randrange(len(lines))
         indent = lines[k][:len(lines[k]) - len(lines[k].lstrip())]

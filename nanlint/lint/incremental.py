@@ -79,11 +79,6 @@ def units_of(tree: ast.Module) -> Units:
     return Units(firsts, lasts, set(imports), list(binds))
 
 
-def lines_of(text: str) -> list[str]:
-    """``text``'s lines as CPython (and the Language Server Protocol) numbers them, each with its break."""
-    return split_lines(text, keepends=True)
-
-
 @dataclass
 class Region:
     """The statements an edit touched: their old lines ``old_first``..``old_last``, the
@@ -170,7 +165,7 @@ def around(linter: Linter, path: str, snapshot: Snapshot, first: int, last: int)
     linted as a window of them (:func:`nanlint.source.large.piece`), with their fixes' edits
     when ``linter`` builds them: a quick fix in a large document, without its whole analysis.
     None when no statement starts there or the window's analysis cannot say."""
-    lines = lines_of(snapshot.text)
+    lines = split_lines(snapshot.text, keepends=True)
     where = widened(snapshot.units, lines, first, last)
     if sum(map(len, lines[where.old_first - 1:where.old_last])) > MAX_REGION:
         return None
@@ -234,8 +229,8 @@ def changed(linter: Linter, path: str, old: Snapshot, text: str) -> Change | Non
     must be analysed."""
     if linter.judges_noqa:
         return None
-    new_lines = lines_of(text)
-    where = region(old.units, lines_of(old.text), new_lines)
+    new_lines = split_lines(text, keepends=True)
+    where = region(old.units, split_lines(old.text, keepends=True), new_lines)
     if where is None:
         return Change(None, [], old.units)
     source = "".join(new_lines[where.old_first - 1:where.new_last])
