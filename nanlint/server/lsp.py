@@ -210,13 +210,18 @@ class NanlintServer(LanguageServer):
         self.edited[doc.uri] = (version, full)
         return full
 
+    def snapshot_of(self, doc) -> incremental.Snapshot | None:
+        """The snapshot of ``doc`` as it is now (None when there is none, or it is of another text)."""
+        snapshot = self.snapshots.get(doc.uri)
+        return snapshot if snapshot is not None and snapshot.text == doc.source else None
+
     async def edits_around(self, found: analysis.Analysis, doc, first: int, last: int) -> analysis.Analysis | None:
         """A large document's findings on lines ``first``..``last`` with their fixes' edits,
         from the statements there alone (:func:`analysis.fixes_around`: a quick fix in a 2 MB
         document in a fraction of a second, not its whole analysis); None for another document
         or where that cannot be done."""
-        snapshot = self.snapshots.get(doc.uri)
-        if snapshot is None or snapshot.text != doc.source:
+        snapshot = self.snapshot_of(doc)
+        if snapshot is None:
             return None
         version = doc.version
         try:
@@ -362,8 +367,8 @@ class NanlintServer(LanguageServer):
         """Line ``row`` with ``# noqa: CODE`` added (:func:`analysis.noqa_line`); in a large
         document, the tokens read are those of the statement the line is in, not the whole
         text's (0.5 s for 300 KB, on the protocol thread, per finding of the request)."""
-        snapshot = self.snapshots.get(doc.uri)
-        if snapshot is None or snapshot.text != doc.source:
+        snapshot = self.snapshot_of(doc)
+        if snapshot is None:
             return analysis.noqa_line(doc.source, row, code)
         first, last = incremental.statement_rows(snapshot, lines, row)
         return analysis.noqa_line("".join(lines[first - 1:last]), row - first + 1, code)
