@@ -7,13 +7,16 @@ own parse of the same source:
 
 * :func:`pair` walks the two trees side by side, field by field (formatting fields aside:
   whitespace, parentheses, commas, comments) and maps each converted node to the parsed node
-  in its place. Where the two differ in shape (``a; b`` on one line, a one-line suite, an
-  implicit string concatenation) the subtree is left unpaired;
+  in its place, and the conversion's commas and parentheses to the user's where both have
+  them (a fix that copies one, ``comma=a.comma``, ``lpar=old.lpar``, writes the user's). Where
+  the two differ in shape (``a; b`` on one line, a one-line suite, an implicit string
+  concatenation) the subtree is left unpaired;
 * while the rules run, :func:`recording` notes every node a rule derives from another with
   libcst's ``with_changes``, ``deep_replace``, ``deep_clone`` or a transformer's ``visit``;
 * :class:`Translator` rebuilds a fix's new nodes over the parsed tree: a converted node is its
   pair, a derived node is the same derivation replayed on the translated base (so it keeps the
-  user's formatting, as a rule running on libcst's parse would have), any other new node is
+  user's formatting, as a rule running on libcst's parse would have; a ``deep_replace`` and a
+  ``fixes.replaced`` too, made again on the translated base), any other new node is
   itself with its children translated (a transformer's copy too, its base checked as below).
   A converted node with no pair raises :class:`Unpaired`, and so does a converted node the fix
   carries, derives from or replaces, or its parent, when the user did not write it as libcst's
@@ -56,10 +59,11 @@ def _originals() -> dict:
         def deriving(self, *args, **kwargs):
             made = method(self, *args, **kwargs)
             record = _RECORD[0]
-            # a visit by a read-only visitor gives the node back, ``x.deep_replace(x, y)`` gives ``y``:
-            # nodes that were there before, not derived
+            # a visit by a read-only visitor gives the node back, ``x.deep_replace(x, y)`` gives ``y``
+            # (and its transformer's visit of ``x`` too): nodes that were there before, not derived
             if record is not None and made is not self and id(made) not in record and \
-                    not any(made is a for a in args) and not any(made is v for v in kwargs.values()):
+                    not any(made is a for a in args) and not any(made is v for v in kwargs.values()) and \
+                    not (name == "visit" and args and made is getattr(args[0], "new_node", None)):
                 record[id(made)] = (made, name, self, args, kwargs)  # holds ``made``: its id stays its own
             return made
         deriving.__doc__ = method.__doc__
@@ -98,6 +102,14 @@ def pair(converted: cst.Module, spans: dict, parsed: cst.Module) -> dict[int, cs
             continue
         if id(a) in spans:
             out[id(a)] = b
+            comma = getattr(a, "comma", None)
+            if type(comma) is cst.Comma and type(getattr(b, "comma", None)) is cst.Comma:
+                out[id(comma)] = b.comma  # the conversion's own (ast_expressions.commas): the user's
+            lpar = getattr(a, "lpar", None)
+            if type(lpar) in (list, tuple) and lpar and type(b.lpar) in (list, tuple) and len(lpar) == len(b.lpar):
+                # parentheses precedence needs, written so by the user (a statement's are not a list)
+                out.update(zip(map(id, lpar), b.lpar))
+                out.update(zip(map(id, a.rpar), b.rpar))
         for name in child_fields(type(a)):
             x, y = getattr(a, name), getattr(b, name)
             if type(x) in (list, tuple):
@@ -141,9 +153,12 @@ _OPERATORS = frozenset("+ - * / // % ** @ << >> & | ^ ~ < > <= >= == != = -> := 
 
 def _alike_but_operators(made: str, written: str, nested: int = 0) -> bool:
     """Whether two codes of one node hold the same tokens with the same text between them
-    (spaces, line breaks, comments), except next to an operator: ``y_*tf.log(p)``,
-    ``y_ * tf.log(p)`` and ``y_ *\n tf.log(p)``, but not ``f(a,b)`` and ``f(a, b)`` (a comma a
-    fix may carry).  The layout a fix takes from the call it replaces (``fixes.restyle``) is
+    (spaces, line breaks, comments), except next to an operator (``y_*tf.log(p)``,
+    ``y_ * tf.log(p)`` and ``y_ *\n tf.log(p)``), next to a comma (``f(a,b)``, ``f(a , b)``,
+    ``f(a,\n b)``: the conversion's commas are paired with the user's, so a fix that carries
+    one writes the user's), and spaces just inside brackets (``f( x )``, ``( a + b)``: a call's
+    own, or parentheses paired with the user's), but not a line break or a comment there.
+    The layout a fix takes from the call it replaces (``fixes.restyle``) is
     read from the user's twin when the fix is applied, not from the converted node.
     ``nested``: the text inside that many call parentheses, subscript or display brackets may
     differ too (``f(a,\n b)``, in a node a fix carries whole, 1: a rule that reads a part of it
@@ -154,22 +169,45 @@ def _alike_but_operators(made: str, written: str, nested: int = 0) -> bool:
     if a is None or b is None or len(a) != len(b):
         return False
     brackets: list[bool] = []  # the open brackets, each: whether what is inside it may differ
+    padded = False  # the previous token opened a bracket
     for i, ((tok, gap), (tok2, gap2)) in enumerate(zip(a, b)):
         if tok != tok2:
             return False
         inside = nested and sum(brackets) >= nested
+        # spaces just inside brackets: a call's own (``f( x )``; no rule reads them, a fix that
+        # keeps the call keeps the user's), or a group's parentheses, paired with the user's
+        padding = padded and "\n" not in gap + gap2 and "#" not in gap + gap2
+        padded = False
         if tok in _OPENING:
             brackets.append(tok != "(" or i > 0 and _ends_operand(a[i - 1][0]))  # a call's, not a group's
+            padded = True
         elif tok in _CLOSING and brackets:
             brackets.pop()
-        if gap == gap2 or inside:
+            padding = "\n" not in gap + gap2 and "#" not in gap + gap2
+        if gap == gap2 or inside or padding:
             continue
         if i > 0 and a[i - 1][0] in _OPERATORS:  # after an operator: the operator's
+            continue
+        if tok == "," or i > 0 and a[i - 1][0] == ",":  # a comma's: carried as the user's (paired)
             continue
         if tok in _OPERATORS and i > 0 and _ends_operand(a[i - 1][0]):  # before a binary one: the operator's
             continue
         return False  # the comma's, the parenthesis's, or before a unary operator: its holder's
     return True
+
+
+# formatting nodes :func:`pair` pairs (by name: naming libcst's types here would load it with
+# this module): a fix that carries one carries the user's
+_PAIRED_FORMATTING = frozenset({"Comma", "LeftParen", "RightParen"})
+
+
+def _deep_replacement(derived):
+    """The transformer of libcst's ``deep_replace`` that made a derived node (noted as a
+    ``visit``), None for another derivation."""
+    args = derived[3]
+    visitor = args[0] if len(args) == 1 else None
+    return visitor if type(visitor).__name__ == "_ChildReplacementTransformer" and \
+        hasattr(visitor, "old_node") and hasattr(visitor, "new_node") else None
 
 
 def _mapping(derived) -> dict:
@@ -249,6 +287,8 @@ class Translator:
                 self._formatted_alike(old, operators=True, nested=1)
             replacements.append((twin, made))
         for node in self._carried:
+            if type(node).__name__ in _PAIRED_FORMATTING:
+                continue  # the user's, as written: nothing of a comma or a parenthesis is read but its place
             self._formatted_alike(node, operators=True, nested=1)
             parent = self.parent(node)
             if parent is not None and not isinstance(parent, node_types(*_BLOCKS)) and id(parent) in self.twins:
@@ -319,6 +359,15 @@ class Translator:
         replay = self._replayed(derived) if derived is not None and derived[1] == "visit" else None
         if replay is not None:
             made = replay
+            self._replays.add(key)
+        elif derived is not None and derived[1] == "visit" and _deep_replacement(derived) is not None:
+            # ``base.deep_replace(old, new)`` (a copy of every node on the way, each noted as a visit):
+            # the same replacement made in the translated base, which keeps the user's formatting
+            replacer = _deep_replacement(derived)
+            old = replacer.old_node  # replaced: not carried into the fix
+            twin = self.twins.get(id(old))
+            made = _originals()["deep_replace"](self.node(derived[2]), twin if twin is not None else self.node(old),
+                                                self.value(replacer.new_node))
             self._replays.add(key)
         elif derived is not None and derived[1] == "visit" and id(derived[2]) in _mapping(derived):
             made = self._rebuilt(node)  # a replacement :func:`fixes.replaced` put in: the rule's own node

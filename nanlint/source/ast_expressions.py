@@ -65,6 +65,22 @@ _EXPRESSIONS = (
 )
 
 
+_SET_COMMA = object.__setattr__  # a made node is not yet shared: its comma is set in place
+_SPACE = M.SimpleWhitespace(" ")
+
+
+def commas(items: list) -> list:
+    """``items`` (arguments, elements) each with a comma of its own but the last, as libcst's
+    parse gives them: ``, `` as libcst's default writes it, one node per item, which
+    :func:`nanlint.fix.translate.pair` pairs with the user's (a fix that carries a comma
+    writes the user's)."""
+    if len(items) > 1:
+        comma, space = M.Comma, _SPACE
+        for i in range(len(items) - 1):
+            _SET_COMMA(items[i], "comma", comma(whitespace_after=space))
+    return items
+
+
 @functools.lru_cache(maxsize=None)
 def methods(cls: type, table: tuple) -> dict:
     """``{node type: cls's function of that name}`` for a table of (type, method name)."""
@@ -165,7 +181,7 @@ class Expressions:
             args = [self.keyword(a) if isinstance(a, ast.keyword) else self.arg(a) for a in parts]
         else:
             args = [self.arg(a) for a in node.args] + [self.keyword(k) for k in node.keywords]
-        return M.Call(func, args)
+        return M.Call(func, commas(args))
 
     def constant(self, node):
         value = node.value
@@ -240,7 +256,7 @@ class Expressions:
         if split and len(parts) == 1:  # ``x[a,]``: a tuple of one
             del self.spans[id(elements[0])]  # dropped for its copy with the comma
             elements[0] = self.at(elements[0].with_changes(comma=M.Comma()), parts[0])
-        return M.Subscript(value, elements)
+        return M.Subscript(value, commas(elements))
 
     def element(self, node):
         if isinstance(node, ast.Starred):
@@ -248,13 +264,13 @@ class Expressions:
         return self.at(M.Element(self.p(node, TEST)), node)
 
     def tuple(self, node):
-        return M.Tuple([self.element(e) for e in node.elts])
+        return M.Tuple(commas([self.element(e) for e in node.elts]))
 
     def list(self, node):
-        return M.List([self.element(e) for e in node.elts])
+        return M.List(commas([self.element(e) for e in node.elts]))
 
     def set(self, node):
-        return M.Set([self.element(e) for e in node.elts])
+        return M.Set(commas([self.element(e) for e in node.elts]))
 
     def dict(self, node):
         elements = []
@@ -263,7 +279,7 @@ class Expressions:
                 elements.append(self.at(M.StarredDictElement(self.p(value, BOR)), value))
             else:
                 elements.append(self.at(M.DictElement(self.p(key, TEST), self.p(value, TEST)), key))
-        return M.Dict(elements)
+        return M.Dict(commas(elements))
 
     def ifexp(self, node):
         return M.IfExp(self.p(node.test, TEST + 1), self.p(node.body, TEST + 1), self.p(node.orelse, TEST))
@@ -282,10 +298,13 @@ class Expressions:
         posonly = made[:len(args.posonlyargs)]
         kwonly = [param(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
         star_arg = param(args.vararg, star="*") if args.vararg else M.ParamStar() if kwonly else cst.MaybeSentinel.DEFAULT
-        return self.at(M.Parameters(
-            params=made[len(posonly):], star_arg=star_arg, kwonly_params=kwonly,
-            star_kwarg=param(args.kwarg, star="**") if args.kwarg else None,
-            posonly_params=posonly, posonly_ind=M.ParamSlash() if posonly else cst.MaybeSentinel.DEFAULT), node)
+        slash = M.ParamSlash() if posonly else cst.MaybeSentinel.DEFAULT
+        star_kwarg = param(args.kwarg, star="**") if args.kwarg else None
+        # each item's comma but the last one's, in the order libcst writes them
+        commas([p for p in (*posonly, slash, *made[len(posonly):], star_arg, *kwonly, star_kwarg)
+                if p is not None and p is not cst.MaybeSentinel.DEFAULT])
+        return self.at(M.Parameters(params=made[len(posonly):], star_arg=star_arg, kwonly_params=kwonly,
+                                    star_kwarg=star_kwarg, posonly_params=posonly, posonly_ind=slash), node)
 
     def lambda_(self, node):
         return M.Lambda(self.parameters(node.args, node), self.p(node.body, TEST))

@@ -10,7 +10,9 @@ with libcst only a file where that run finds something (``nanlint.lint.engine``)
 findings, messages and fixes a user sees always come from the user's own concrete tree.
 
 What differs from libcst's parse of the same text is formatting alone: no comments, no
-blank lines, no parentheses, default whitespace; a string is its value's ``repr`` (an
+blank lines, no parentheses but those precedence needs, default whitespace (every comma but a
+sequence's last is a node of its own, as libcst's parse has it, which a fix's translation
+pairs with the user's: :func:`nanlint.fix.translate.pair`); a string is its value's ``repr`` (an
 implicit concatenation is one string); every small statement is a line of its own; ``else:
 if`` is read as ``elif``.  Where each node came from is kept (:class:`Spans`): a node's
 lines are the file's, its columns CPython's (UTF-8 bytes), which order and place nodes
@@ -25,7 +27,7 @@ import ast
 
 import libcst as cst
 
-from nanlint.source.ast_expressions import ATOM, NAMED, TEST, YIELD, Expressions, Unsupported, methods
+from nanlint.source.ast_expressions import ATOM, NAMED, TEST, YIELD, Expressions, Unsupported, commas, methods
 from nanlint.source import noqa, quoting
 from nanlint.source.codegen import _ranges, code_of
 from nanlint.source.make import M
@@ -292,14 +294,14 @@ class Converter(Expressions):
     def delete(self, node):
         targets = node.targets
         target = self.e(targets[0]) if len(targets) == 1 else \
-            M.Tuple([self.at(M.Element(self.e(t)), t) for t in targets], lpar=[], rpar=[])
+            M.Tuple(commas([self.at(M.Element(self.e(t)), t) for t in targets]), lpar=[], rpar=[])
         return M.Del(target)
 
     def global_(self, node):
-        return M.Global([M.NameItem(M.Name(n)) for n in node.names])
+        return M.Global(commas([M.NameItem(M.Name(n)) for n in node.names]))
 
     def nonlocal_(self, node):
-        return M.Nonlocal([M.NameItem(M.Name(n)) for n in node.names])
+        return M.Nonlocal(commas([M.NameItem(M.Name(n)) for n in node.names]))
 
     @staticmethod
     def dotted(name: str):
@@ -314,14 +316,14 @@ class Converter(Expressions):
         return self.at(M.ImportAlias(self.dotted(a.name), asname), a)
 
     def import_(self, node):
-        return M.Import([self.alias(a) for a in node.names])
+        return M.Import(commas([self.alias(a) for a in node.names]))
 
     def importfrom(self, node):
         module = self.dotted(node.module) if node.module else None
         if len(node.names) == 1 and node.names[0].name == "*":
             names = M.ImportStar()
         else:
-            names = [self.alias(a) for a in node.names]
+            names = commas([self.alias(a) for a in node.names])
         return M.ImportFrom(module, names, relative=[M.Dot()] * (node.level or 0))
 
     def raise_(self, node):
@@ -381,7 +383,7 @@ class Converter(Expressions):
             asname = self.at(M.AsName(self.e(item.optional_vars)), item.optional_vars) \
                 if item.optional_vars is not None else None
             items.append(self.at(M.WithItem(self.p(item.context_expr, TEST), asname), item.context_expr))
-        return M.With(items, self.block(node.body),
+        return M.With(commas(items), self.block(node.body),
                         asynchronous=M.Asynchronous() if isinstance(node, ast.AsyncWith) else None)
 
     def try_(self, node):
