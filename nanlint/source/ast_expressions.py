@@ -66,7 +66,13 @@ _EXPRESSIONS = (
 
 
 _SET_COMMA = object.__setattr__  # a made node is not yet shared: its comma is set in place
-_SPACE = M.SimpleWhitespace(" ")
+
+
+@functools.lru_cache(maxsize=None)
+def _space():
+    """The space after a made comma, one for every comma (made on first use: importing nanlint
+    loads no libcst)."""
+    return M.SimpleWhitespace(" ")
 
 
 def commas(items: list) -> list:
@@ -75,7 +81,7 @@ def commas(items: list) -> list:
     :func:`nanlint.fix.translate.pair` pairs with the user's (a fix that carries a comma
     writes the user's)."""
     if len(items) > 1:
-        comma, space = M.Comma, _SPACE
+        comma, space = M.Comma, _space()
         for i in range(len(items) - 1):
             _SET_COMMA(items[i], "comma", comma(whitespace_after=space))
     return items
