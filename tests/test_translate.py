@@ -142,6 +142,27 @@ def test_layouts_fix_as_on_libcst_parse(label, moved):
     _same(linter, LAYOUTS[label].encode(), label)  # moved, or (most of these) linted on libcst's parse
 
 
+def test_commas_and_parentheses_are_paired_with_the_user_s():
+    """The conversion gives each item but the last a comma of its own, as libcst's parse does,
+    and ``pair`` maps it, and the parentheses precedence needs, to the user's: a rule that copies
+    one (``comma=a.comma``, ``lpar=old.lpar``) writes the user's. Parentheses the conversion does
+    not hold (``((x))``: one pair more) stay unpaired."""
+    text = "y = f(a ,  b, c)\nz = -( p * q).sum()\nw = ((x)) * 2\n"
+    converted, spans = from_ast.convert(ast.parse(text), text)
+    parsed = cst.parse_module(text)
+    twins = translate.pair(converted, spans, parsed)
+    call, user_call = converted.body[0].body[0].value, parsed.body[0].body[0].value
+    assert [type(a.comma).__name__ for a in call.args] == ["Comma", "Comma", "MaybeSentinel"]
+    assert converted.code == "y = f(a, b, c)\nz = -(p * q).sum()\nw = x * 2\n"  # libcst's default formatting
+    assert twins[id(call.args[0].comma)] is user_call.args[0].comma  # written ``a ,  b``
+    assert twins[id(call.args[1].comma)] is user_call.args[1].comma
+    product = converted.body[1].body[0].value.expression.func.value
+    user_product = parsed.body[1].body[0].value.expression.func.value
+    assert twins[id(product.lpar[0])] is user_product.lpar[0] and twins[id(product.rpar[0])] is user_product.rpar[0]
+    x = converted.body[2].body[0].value.left
+    assert not x.lpar and len(parsed.body[2].body[0].value.left.lpar) == 2
+
+
 def test_statements_sharing_a_line_are_paired_one_by_one():
     """``a; b``: libcst holds both on one line, the converted module on two; the statements
     pair, the body's lines do not (a fix replacing a whole line falls back to libcst's parse)."""
