@@ -330,6 +330,27 @@ async def test_only_the_latest_version_is_published(client: LanguageClient, tmp_
     assert [d.code for d in client.diagnostics[uri]] == ["NAN101"]
 
 
+class _Wire:
+    """A transport that keeps what the server writes."""
+
+    def __init__(self) -> None:
+        self.written = b""
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def messages(self) -> list[dict]:
+        import json
+
+        out, data = [], self.written
+        while data:
+            head, _, rest = data.partition(b"\r\n\r\n")
+            length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+            out.append(json.loads(rest[:length]))
+            data = rest[length:]
+        return out
+
+
 def test_diagnostics_split_the_document_once_and_count_columns_in_utf16(tmp_path):
     """Publishing N findings reads the document's lines once (pygls splits the whole text at each
     read: per finding, 8,000 findings took twice as long to publish as to analyse), and a column
@@ -353,10 +374,48 @@ def test_diagnostics_split_the_document_once_and_count_columns_in_utf16(tmp_path
     col = text.index("torch.log") + 1  # 1-based, in code points
     findings = [Finding(path="m.py", start=(row, col), end=(row, col + 9), code="NAN101", name="log-softmax",
                         message="m") for row in range(1, n + 1)]
-    diags = NanlintServer().diagnostics(doc, findings)
+    server, wire = NanlintServer(), _Wire()
+    server.protocol.set_writer(wire)
+    server.publish(doc, doc.uri, 4, findings)
     assert len(reads) == 1
-    assert [d.range.start.line for d in diags] == list(range(n))
-    assert {(d.range.start.character, d.range.end.character) for d in diags} == {(col, col + 9)}  # the emoji: 2 units
+    [sent] = wire.messages()
+    diags = sent["params"]["diagnostics"]
+    assert [d["range"]["start"]["line"] for d in diags] == list(range(n))
+    assert {(d["range"]["start"]["character"], d["range"]["end"]["character"]) for d in diags} == {(col, col + 9)}
+
+
+def test_published_diagnostics_are_what_lsprotocol_s_objects_give(tmp_path):
+    """The notification the server writes itself (nanlint.server.wire) reads, field by field, as
+    pygls's serialization of the same diagnostics as lsprotocol objects: ranges in UTF-16
+    units, messages with quotes, backslashes and non-ASCII text, a fix's text, NAN001's severity."""
+    from pygls.workspace import TextDocument
+
+    from nanlint.findings import Edit, Finding
+    from nanlint.server.lsp import NanlintServer
+
+    text = "s = '\U0001F600'; y = torch.log(torch.softmax(x, 1))\nz = 'é'  # \u2028 ok\n\nbad(\n"
+    doc = TextDocument(uri=(tmp_path / "m é.py").as_uri(), source=text)
+    col = text.index("torch.log") + 1
+    findings = [
+        Finding(path="m.py", start=(1, col), end=(1, col + 9), code="NAN101", name="log-softmax",
+                message='log of `softmax` is "-inf"', fix_applicability="safe", fix_message="Use log_softmax",
+                edits=[Edit("x", (1, col), (1, col + 1))]),
+        Finding(path="m.py", start=(2, 5), end=(2, 8), code="NAN105", name="absorbed-epsilon",
+                message="é \\ ü \u2028 \U0001F600", fix_applicability="unsafe", fix_message="x", edits_omitted=True),
+        Finding(path="m.py", start=(4, 1), end=(9, 1), code="NAN001", name="parse-error", message="cannot parse"),
+        Finding(path="m.py", start=(1, 1), end=(1, 2), code="NAN201", name="single-where", message="m", may=True,
+                fix_applicability="display-only", fix_message="shown only"),
+    ]
+    server, wire = NanlintServer(), _Wire()
+    server.protocol.set_writer(wire)
+    for version in (7, None):
+        server.publish(doc, doc.uri, version, findings)
+    converter = server.protocol._converter
+    expected = [converter.unstructure(types.PublishDiagnosticsNotification(
+        params=types.PublishDiagnosticsParams(doc.uri, server.diagnostics(doc, findings), version)))
+        for version in (7, None)]
+    assert wire.messages() == expected
+    assert wire.written.isascii()  # Content-Length counts its characters: bytes
 
 
 @pytest.mark.asyncio

@@ -35,7 +35,7 @@ from nanlint import __version__
 from nanlint.lint import catalogue, incremental
 from nanlint.findings import Finding
 from nanlint.fix.fixes import DISPLAY_ONLY, SAFE
-from nanlint.server import analysis, documents, worker
+from nanlint.server import analysis, documents, wire, worker
 from nanlint.source.ast_tree import collector_paused
 
 DEBOUNCE_S = 0.25
@@ -43,7 +43,6 @@ INCREMENTAL_MIN = 50_000  # characters: an edit of a document this large is anal
 EXACT_DELAY_S = 1.5  # the whole document's analysis, after an edit's, once edits have stopped this long
 BACKGROUND_NICE = 10  # that analysis yields the CPU to those of the edits that come while it runs
 MAX_JOBS = min(8, max(4, os.cpu_count() or 1))  # analyses running at once, one worker process each
-SOURCE = "nanlint"
 FIX_ALL = "source.fixAll.nanlint"
 FIX_ALL_UNSAFE = "source.nanlint.fixAllUnsafe"
 KINDS = [types.CodeActionKind.QuickFix, FIX_ALL, FIX_ALL_UNSAFE]
@@ -52,7 +51,9 @@ log = logging.getLogger("nanlint.server")
 
 class NanlintServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("nanlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("nanlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=wire.Protocol)
+        self.wire = wire.Diagnostics()
         self.settings = analysis.Settings()
         self.analyses: dict[str, tuple[int | None, analysis.Analysis | None]] = {}  # uri -> (version, analysis)
         # uri -> (version, its analysis with the fixes' edits): made when a quick fix asks for them
@@ -140,9 +141,8 @@ class NanlintServer(LanguageServer):
             self.shown_errors.add(result.error)
             self.window_show_message(types.ShowMessageParams(types.MessageType.Error,
                                                              f"nanlint: error: {result.error}"))
-        with collector_paused():  # 35,000 diagnostics: 0.45 s with the collector walking the heap, 0.2 s without
-            diagnostics = self.diagnostics(doc, result.findings) if result is not None else []
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diagnostics, version))
+        with collector_paused():  # the collector walking the heap doubled the time to write them
+            self.publish(doc, uri, version, result.findings if result is not None else [])
         return result
 
     def debounce(self, uri: str) -> float:
@@ -241,37 +241,47 @@ class NanlintServer(LanguageServer):
 
     # --- conversions ---------------------------------------------------------------------------
     @staticmethod
-    def range_of(doc, start: tuple[int, int], end: tuple[int, int], lines: Sequence[str]) -> types.Range:
-        """nanlint's 1-based (row, code point column) -> the client's position units; ``lines``:
-        ``doc.lines``, read once by the caller (each read splits the whole document: per finding,
-        a document of 8,000 findings took twice as long to publish as to analyse)."""
+    def span_of(doc, start: tuple[int, int], end: tuple[int, int], lines: Sequence[str]) -> tuple[int, int, int, int]:
+        """nanlint's 1-based (row, code point column) -> the client's position units, (line,
+        character, end line, end character); ``lines``: ``doc.lines``, read once by the caller
+        (each read splits the whole document: per finding, a document of 8,000 findings took
+        twice as long to publish as to analyse)."""
 
         def server(pos):
             row, col = max(pos[0] - 1, 0), max(pos[1] - 1, 0)
             if row >= len(lines):
-                return ServerTextPosition(len(lines), 0)
-            return ServerTextPosition(row, min(col, len(lines[row].rstrip("\r\n"))))
+                return len(lines), 0
+            return row, min(col, len(lines[row].rstrip("\r\n")))
 
-        a, b = server(start), server(end)
-        if a.line < len(lines) and b.line < len(lines) and lines[a.line][:a.character].isascii() and \
-                lines[b.line][:b.character].isascii():  # a column in any unit the client counts (the codec: 20x slower)
-            return types.Range(types.Position(a.line, a.character), types.Position(b.line, b.character))
-        return doc.position_codec.range_to_client_units(lines, ServerTextRange(a, b))
+        (r1, c1), (r2, c2) = server(start), server(end)
+        if r1 < len(lines) and r2 < len(lines) and lines[r1][:c1].isascii() and lines[r2][:c2].isascii():
+            return r1, c1, r2, c2  # a column in any unit the client counts (the codec: 20x slower)
+        rng = doc.position_codec.range_to_client_units(
+            lines, ServerTextRange(ServerTextPosition(r1, c1), ServerTextPosition(r2, c2)))
+        return rng.start.line, rng.start.character, rng.end.line, rng.end.character
+
+    def range_of(self, doc, start: tuple[int, int], end: tuple[int, int], lines: Sequence[str]) -> types.Range:
+        r1, c1, r2, c2 = self.span_of(doc, start, end, lines)
+        return types.Range(types.Position(r1, c1), types.Position(r2, c2))
 
     def diagnostics(self, doc, findings: Sequence[Finding]) -> list[types.Diagnostic]:
         lines = doc.lines  # pygls splits the whole text at each read of it: once, not per finding
         return [self.diagnostic(doc, f, lines) for f in findings]
 
     def diagnostic(self, doc, f: Finding, lines: Sequence[str]) -> types.Diagnostic:
-        fix = f"; {f.fix_applicability} fix: {f.fix_message}" if f.has_edits and f.fix_message else ""
-        return types.Diagnostic(
-            range=self.range_of(doc, f.start, f.end, lines),
-            message=f"{f.message}{fix}",
-            severity=types.DiagnosticSeverity.Error if f.code == "NAN001" else types.DiagnosticSeverity.Warning,
-            code=f.code,
-            source=SOURCE,
-            data={"name": f.name, "fix": f.fix_applicability},
-        )
+        """``f`` as a code action names it (published: :meth:`publish`, the same fields)."""
+        rest = wire.rest(f)
+        return types.Diagnostic(range=self.range_of(doc, f.start, f.end, lines), message=rest["message"],
+                                severity=types.DiagnosticSeverity(rest["severity"]), code=rest["code"],
+                                source=rest["source"], data=rest["data"])
+
+    def publish(self, doc, uri: str, version: int | None, findings: Sequence[Finding]) -> None:
+        """The document's diagnostics, written as JSON here (wire.py: 35,000 of them made as
+        lsprotocol's objects and serialized by pygls took 0.6 s)."""
+        lines = doc.lines
+        span_of = self.span_of
+        self.protocol.send_written(self.wire.notification(
+            uri, version, ((f, span_of(doc, f.start, f.end, lines)) for f in findings)))
 
     def whole(self, doc, new_text: str) -> types.WorkspaceEdit:
         lines = doc.lines
