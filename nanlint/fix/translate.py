@@ -156,8 +156,8 @@ def _alike_but_operators(made: str, written: str, nested: int = 0) -> bool:
     (spaces, line breaks, comments), except next to an operator (``y_*tf.log(p)``,
     ``y_ * tf.log(p)`` and ``y_ *\n tf.log(p)``), next to a comma (``f(a,b)``, ``f(a , b)``,
     ``f(a,\n b)``: the conversion's commas are paired with the user's, so a fix that carries
-    one writes the user's), and spaces just inside brackets (``f( x )``, ``( a + b)``: a call's
-    own, or parentheses paired with the user's), but not a line break or a comment there.
+    one writes the user's), and what lies just inside brackets (``f( x )``, ``( a + b)``,
+    ``f(  # c\n x)``: a call's own, or parentheses paired with the user's).
     The layout a fix takes from the call it replaces (``fixes.restyle``) is
     read from the user's twin when the fix is applied, not from the converted node.
     ``nested``: the text inside that many call parentheses, subscript or display brackets may
@@ -174,16 +174,16 @@ def _alike_but_operators(made: str, written: str, nested: int = 0) -> bool:
         if tok != tok2:
             return False
         inside = nested and sum(brackets) >= nested
-        # spaces just inside brackets: a call's own (``f( x )``; no rule reads them, a fix that
-        # keeps the call keeps the user's), or a group's parentheses, paired with the user's
-        padding = padded and "\n" not in gap + gap2 and "#" not in gap + gap2
+        # just inside brackets: a call's own (``f( x )``; no rule reads it, a fix that keeps the
+        # call keeps the user's), or a group's parentheses, paired with the user's
+        padding = padded
         padded = False
         if tok in _OPENING:
             brackets.append(tok != "(" or i > 0 and _ends_operand(a[i - 1][0]))  # a call's, not a group's
             padded = True
         elif tok in _CLOSING and brackets:
             brackets.pop()
-            padding = "\n" not in gap + gap2 and "#" not in gap + gap2
+            padding = True
         if gap == gap2 or inside or padding:
             continue
         if i > 0 and a[i - 1][0] in _OPERATORS:  # after an operator: the operator's

@@ -65,6 +65,7 @@ _EXPRESSIONS = (
 )
 
 
+_COMMENT = re.compile(rb"#[^\n]*")
 _SET_COMMA = object.__setattr__  # a made node is not yet shared: its comma is set in place
 
 
@@ -138,6 +139,18 @@ class Expressions:
         except (IndexError, UnicodeDecodeError):
             return None
 
+    def trailing(self, items: list, last, node) -> list:
+        """``items``, the last one with the comma the user wrote after it (``f(\n    a,\n)``,
+        which CPython's tree does not hold), read between its CPython node ``last`` and the end
+        of ``node``, the call or display holding it: a comma of its own, which a fix's
+        translation pairs with the user's."""
+        if last is None or last.end_lineno == node.end_lineno and node.end_col_offset - last.end_col_offset == 1:
+            return items  # ``x)``: the closing bracket only
+        text = self.between(last.end_lineno, last.end_col_offset, node.end_lineno, node.end_col_offset)
+        if b"," in text and b"," in _COMMENT.sub(b"", text):
+            _SET_COMMA(items[-1], "comma", M.Comma())
+        return items
+
     # --- expressions -------------------------------------------------------------
     def e(self, node):
         try:
@@ -186,7 +199,13 @@ class Expressions:
             parts = sorted([*node.args, *node.keywords], key=lambda a: (a.lineno, a.col_offset))
             args = [self.keyword(a) if isinstance(a, ast.keyword) else self.arg(a) for a in parts]
         else:
+            parts = None
             args = [self.arg(a) for a in node.args] + [self.keyword(k) for k in node.keywords]
+        if args:
+            last = parts[-1] if parts else node.keywords[-1] if node.keywords else node.args[-1]
+            if type(last) is ast.GeneratorExp and len(args) == 1:
+                last = None  # ``f(x for x in y)``: the call's parentheses are the generator's
+            self.trailing(args, last, node)
         return M.Call(func, commas(args))
 
     def constant(self, node):
@@ -270,13 +289,16 @@ class Expressions:
         return self.at(M.Element(self.p(node, TEST)), node)
 
     def tuple(self, node):
-        return M.Tuple(commas([self.element(e) for e in node.elts]))
+        elements = [self.element(e) for e in node.elts]
+        return M.Tuple(commas(self.trailing(elements, node.elts[-1], node) if elements else elements))
 
     def list(self, node):
-        return M.List(commas([self.element(e) for e in node.elts]))
+        elements = [self.element(e) for e in node.elts]
+        return M.List(commas(self.trailing(elements, node.elts[-1], node) if elements else elements))
 
     def set(self, node):
-        return M.Set(commas([self.element(e) for e in node.elts]))
+        elements = [self.element(e) for e in node.elts]
+        return M.Set(commas(self.trailing(elements, node.elts[-1], node) if elements else elements))
 
     def dict(self, node):
         elements = []
@@ -285,7 +307,7 @@ class Expressions:
                 elements.append(self.at(M.StarredDictElement(self.p(value, BOR)), value))
             else:
                 elements.append(self.at(M.DictElement(self.p(key, TEST), self.p(value, TEST)), key))
-        return M.Dict(commas(elements))
+        return M.Dict(commas(self.trailing(elements, node.values[-1], node) if elements else elements))
 
     def ifexp(self, node):
         return M.IfExp(self.p(node.test, TEST + 1), self.p(node.body, TEST + 1), self.p(node.orelse, TEST))
