@@ -411,9 +411,9 @@ def test_published_diagnostics_are_what_lsprotocol_s_objects_give(tmp_path):
     for version in (7, None):
         server.publish(doc, doc.uri, version, findings)
     converter = server.protocol._converter
+    objects = [server.diagnostic(doc, f, doc.lines) for f in findings]  # what a code action names
     expected = [converter.unstructure(types.PublishDiagnosticsNotification(
-        params=types.PublishDiagnosticsParams(doc.uri, server.diagnostics(doc, findings), version)))
-        for version in (7, None)]
+        params=types.PublishDiagnosticsParams(doc.uri, objects, version))) for version in (7, None)]
     assert wire.messages() == expected
     assert wire.written.isascii()  # Content-Length counts its characters: bytes
 

@@ -264,10 +264,6 @@ class NanlintServer(LanguageServer):
         r1, c1, r2, c2 = self.span_of(doc, start, end, lines)
         return types.Range(types.Position(r1, c1), types.Position(r2, c2))
 
-    def diagnostics(self, doc, findings: Sequence[Finding]) -> list[types.Diagnostic]:
-        lines = doc.lines  # pygls splits the whole text at each read of it: once, not per finding
-        return [self.diagnostic(doc, f, lines) for f in findings]
-
     def diagnostic(self, doc, f: Finding, lines: Sequence[str]) -> types.Diagnostic:
         """``f`` as a code action names it (published: :meth:`publish`, the same fields)."""
         rest = wire.rest(f)
