@@ -301,9 +301,10 @@ class Translator:
         writes the converted node: a rule building the fix may have read the converted node's
         formatting (a comma, a parenthesis, a line break, a comment) where the user's twin has
         other. Asked of the replaced node, of every converted node the fix carries or derives
-        from, and of that node's parent (its siblings' commas).  ``operators``: the layout next
-        to an operator may differ (:func:`_alike_but_operators`): no rule reads it nor moves it
-        into a fix, and the fix writes the user's twin, not that node.  A node a
+        from, and of that node's parent.  ``operators``: the layout next to an operator, a comma
+        or just inside a bracket may differ (:func:`_alike_but_operators`): no rule reads it, the
+        conversion's commas and parentheses are paired with the user's, and the fix writes the
+        user's twin, not that node.  A node a
         transformer copied (its formatting written as it is) must be alike in full.
         ``own_parens``: whether the node's own parentheses count (a carried node's parent's do
         not: ``(a / (b - 1))``, where a fix replaces ``(b - 1)``, reads nothing of them).
