@@ -163,6 +163,22 @@ def test_commas_and_parentheses_are_paired_with_the_user_s():
     assert not x.lpar and len(parsed.body[2].body[0].value.left.lpar) == 2
 
 
+def test_each_tuple_s_parentheses_are_paired_with_its_own():
+    """A tuple's parentheses, and a generator's, are its own nodes (libcst's default is one pair
+    that every tuple made would share, paired with whichever user's tuple came last)."""
+    text = "a = ( 1, 2)\nb = (3, 4 )\nc = sum(( x for x in y), 0)\nd = 5, 6\n"
+    converted, spans = from_ast.convert(ast.parse(text), text)
+    parsed = cst.parse_module(text)
+    twins = translate.pair(converted, spans, parsed)
+    for k in (0, 1):
+        made, user = converted.body[k].body[0].value, parsed.body[k].body[0].value
+        assert twins[id(made.lpar[0])] is user.lpar[0] and twins[id(made.rpar[0])] is user.rpar[0]
+    gen = converted.body[2].body[0].value.args[0].value
+    assert twins[id(gen.lpar[0])] is parsed.body[2].body[0].value.args[0].value.lpar[0]
+    bare = converted.body[3].body[0].value  # written without: the conversion's stay unpaired
+    assert bare.lpar and not parsed.body[3].body[0].value.lpar and id(bare.lpar[0]) not in twins
+
+
 def test_statements_sharing_a_line_are_paired_one_by_one():
     """``a; b``: libcst holds both on one line, the converted module on two; the statements
     pair, the body's lines do not (a fix replacing a whole line falls back to libcst's parse)."""

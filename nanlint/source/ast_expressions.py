@@ -290,7 +290,10 @@ class Expressions:
 
     def tuple(self, node):
         elements = [self.element(e) for e in node.elts]
-        return M.Tuple(commas(self.trailing(elements, node.elts[-1], node) if elements else elements))
+        # parentheses of its own (libcst's default is one pair shared by every tuple made): a fix
+        # that keeps them is given the user's (``translate.pair``)
+        return M.Tuple(commas(self.trailing(elements, node.elts[-1], node) if elements else elements),
+                       [M.LeftParen()], [M.RightParen()])
 
     def list(self, node):
         elements = [self.element(e) for e in node.elts]
@@ -353,7 +356,8 @@ class Expressions:
         return M.SetComp(self.p(node.elt, TEST), self.comp_for(node.generators))
 
     def genexp(self, node):
-        return M.GeneratorExp(self.p(node.elt, TEST), self.comp_for(node.generators))
+        return M.GeneratorExp(self.p(node.elt, TEST), self.comp_for(node.generators),
+                              [M.LeftParen()], [M.RightParen()])  # its own, as a tuple's
 
     def dictcomp(self, node):
         return M.DictComp(self.p(node.key, TEST), self.p(node.value, TEST), self.comp_for(node.generators))
