@@ -37,6 +37,7 @@ import libcst as cst
 from nanlint.source.positions import Positions
 from nanlint.source.noqa import directives
 from nanlint.source.codegen import code_of
+from nanlint.source.make import formatting
 from nanlint.source.walk import Parents, child_fields, empty_module, is_node, node_types, rebuilt
 from nanlint.fix import fixes
 from nanlint.source.lines import split_lines
@@ -106,8 +107,10 @@ def pair(converted: cst.Module, spans: dict, parsed: cst.Module) -> dict[int, cs
             if type(comma) is cst.Comma and type(getattr(b, "comma", None)) is cst.Comma:
                 out[id(comma)] = b.comma  # the conversion's own (ast_expressions.commas): the user's
             lpar = getattr(a, "lpar", None)
-            if type(lpar) in (list, tuple) and lpar and type(b.lpar) in (list, tuple) and len(lpar) == len(b.lpar):
-                # parentheses precedence needs, written so by the user (a statement's are not a list)
+            if type(lpar) in (list, tuple) and lpar and type(b.lpar) in (list, tuple) and len(lpar) == len(b.lpar) \
+                    and lpar is not formatting(type(a)).get("lpar"):
+                # parentheses precedence needs, written so by the user (a statement's are not a list;
+                # a pair the conversion's makers share between nodes, a match tuple's, is no one's)
                 out.update(zip(map(id, lpar), b.lpar))
                 out.update(zip(map(id, a.rpar), b.rpar))
         for name in child_fields(type(a)):
