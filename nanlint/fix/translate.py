@@ -195,7 +195,7 @@ def _alike_but_operators(made: str, written: str, nested: int = 0) -> bool:
             continue
         if tok in _OPERATORS and i > 0 and _ends_operand(a[i - 1][0]):  # before a binary one: the operator's
             continue
-        return False  # the comma's, the parenthesis's, or before a unary operator: its holder's
+        return False  # before a unary operator, or between other tokens: its holder's
     return True
 
 
@@ -316,8 +316,9 @@ class Translator:
         if id(node) in self.exact:
             return
         twin = self.twins[id(node)]
-        # an argument's, an element's default comma: libcst writes one after it in place (asked
-        # of the node itself: the copies below are in no parent)
+        # a default comma libcst writes after it in place (asked of the node itself: the copies
+        # below are in no parent); the conversion leaves one only in a match pattern (arguments,
+        # elements, parameters have their own: ``ast_expressions.commas``)
         default_comma = getattr(node, "comma", None) is cst.MaybeSentinel.DEFAULT and not self._last(node)
         if hole is not None and id(hole) in self.twins:
             filled, twin_filled = _holed(hole), _holed(self.twins[id(hole)])
@@ -364,10 +365,9 @@ class Translator:
         if replay is not None:
             made = replay
             self._replays.add(key)
-        elif derived is not None and derived[1] == "visit" and _deep_replacement(derived) is not None:
+        elif derived is not None and derived[1] == "visit" and (replacer := _deep_replacement(derived)) is not None:
             # ``base.deep_replace(old, new)`` (a copy of every node on the way, each noted as a visit):
             # the same replacement made in the translated base, which keeps the user's formatting
-            replacer = _deep_replacement(derived)
             old = replacer.old_node  # replaced: not carried into the fix
             twin = self.twins.get(id(old))
             made = _originals()["deep_replace"](self.node(derived[2]), twin if twin is not None else self.node(old),
